@@ -1,0 +1,59 @@
+"""The Agent protocol and the random agent.
+
+Every agent answers ``act(observation, action_mask, *, state=None) -> int``.
+``state`` (the engine State) is passed only to agents whose ``uses_state`` is
+True.  Such agents must read no more than the acting player may know: search
+agents only touch ``state.determinize(player, rng)``, heuristics read public
+information and the acting player's own holdings.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+class Agent:
+    """Base class of all agents."""
+
+    #: short name shown in tables (set per instance by the registry)
+    name: str = "agent"
+    #: whether ``act`` wants the engine state (heuristics, search)
+    uses_state: bool = False
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, *, state: Any = None) -> int:
+        raise NotImplementedError(f"{type(self).__name__} must implement act()")
+
+    def reset(self, seed: int | None = None) -> None:
+        """Called at the start of each game (agents with memory clear it here)."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
+
+
+class RandomAgent(Agent):
+    """Uniformly random legal action (seedable)."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, *, state: Any = None) -> int:
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 0:
+            raise ValueError("random agent: the action mask allows no action")
+        return int(legal[self.rng.integers(legal.size)])
+
+
+def act_on_state(agent: Agent, state: Any) -> int:
+    """Ask ``agent`` for the move of ``state.current_player`` (engine-level loops)."""
+    p = state.current_player
+    obs = state.observe(p)
+    mask = state.legal_mask()
+    return int(agent.act(obs, mask, state=state if agent.uses_state else None))

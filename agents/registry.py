@@ -1,0 +1,118 @@
+"""Build agents from spec strings: ``name[:positional][:key=value]...``.
+
+Examples: ``random``, ``heuristic``, ``mcts:sims=400:rollout=heuristic``,
+``ppo:runs/kerala/best.zip`` (a bare path ending in ``.zip`` means ``ppo:PATH``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Callable
+
+from .base import Agent, RandomAgent
+
+# game id -> "module:Class" of its heuristic agent
+HEURISTICS: dict[str, str] = {
+    "kerala": "meeplezoo.agents.heuristics.kerala:KeralaHeuristic",
+    "haus_der_sonne": "meeplezoo.agents.heuristics.haus_der_sonne:HausDerSonneHeuristic",
+    "hawaii": "meeplezoo.agents.heuristics.hawaii:HawaiiHeuristic",
+    "asara": "meeplezoo.agents.heuristics.asara:AsaraHeuristic",
+}
+
+_FACTORIES: dict[str, Callable[..., Agent]] = {}
+
+
+def register(name: str, factory: Callable[..., Agent]) -> None:
+    """Register ``factory(*positional, game=..., num_players=..., seed=..., **options)`` under ``name``."""
+    _FACTORIES[name] = factory
+
+
+def _load(path: str) -> Any:
+    module, attr = path.split(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def _convert(value: str) -> Any:
+    low = value.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for conv in (int, float):
+        try:
+            return conv(value)
+        except ValueError:
+            pass
+    return value
+
+
+def parse_spec(spec: str) -> tuple[str, list[str], dict[str, Any]]:
+    """``"mcts:sims=400:rollout=heuristic"`` -> ``("mcts", [], {"sims": 400, "rollout": "heuristic"})``."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"agent spec must be a non-empty string, got {spec!r}")
+    spec = spec.strip()
+    if spec.endswith(".zip") and not spec.startswith("ppo:"):
+        return "ppo", [spec], {}
+    name, *parts = spec.split(":")
+    args: list[str] = []
+    kwargs: dict[str, Any] = {}
+    for part in parts:
+        if "=" in part:
+            k, v = part.split("=", 1)
+            kwargs[k.strip()] = _convert(v.strip())
+        elif part:
+            args.append(part)
+    return name.strip(), args, kwargs
+
+
+def _random(*args: str, game: str | None = None, num_players: int | None = None, seed: int | None = None,
+            **options: Any) -> Agent:
+    if args or options:
+        raise ValueError(f"agent 'random' takes no options, got {args or options}")
+    return RandomAgent(seed=seed)
+
+
+def _heuristic(*args: str, game: str | None = None, num_players: int | None = None, seed: int | None = None,
+               **options: Any) -> Agent:
+    if game not in HEURISTICS:
+        raise ValueError(f"no heuristic agent for game {game!r}; games with one: {', '.join(HEURISTICS)}")
+    cls = _load(HEURISTICS[game])
+    return cls(*args, seed=seed, **options)
+
+
+def _mcts(*args: str, game: str | None = None, num_players: int | None = None, seed: int | None = None,
+          **options: Any) -> Agent:
+    cls = _load("meeplezoo.agents.mcts:MCTSAgent")
+    return cls(*args, game=game, seed=seed, **options)
+
+
+def _ppo(*args: str, game: str | None = None, num_players: int | None = None, seed: int | None = None,
+         **options: Any) -> Agent:
+    if len(args) != 1:
+        raise ValueError("agent 'ppo' needs a checkpoint path: ppo:PATH.zip")
+    cls = _load("meeplezoo.agents.ppo:PPOAgent")
+    return cls.load(args[0], game=game, num_players=num_players, seed=seed, **options)
+
+
+def _human(*args: str, game: str | None = None, num_players: int | None = None, seed: int | None = None,
+           **options: Any) -> Agent:
+    cls = _load("meeplezoo.agents.human:HumanAgent")
+    return cls(*args, **options)
+
+
+register("random", _random)
+register("heuristic", _heuristic)
+register("mcts", _mcts)
+register("ppo", _ppo)
+register("human", _human)
+
+
+def make(spec: str, game: str | None = None, *, num_players: int | None = None, seed: int | None = None) -> Agent:
+    """Build an agent from its spec for ``game`` (a registry id)."""
+    name, args, kwargs = parse_spec(spec)
+    if name not in _FACTORIES:
+        raise ValueError(f"unknown agent {name!r} in spec {spec!r}; known agents: {', '.join(_FACTORIES)}")
+    try:
+        agent = _FACTORIES[name](*args, game=game, num_players=num_players, seed=seed, **kwargs)
+    except TypeError as e:
+        raise ValueError(f"bad options for agent {spec!r}: {e}") from None
+    agent.name = spec
+    return agent

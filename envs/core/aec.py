@@ -1,0 +1,204 @@
+"""The one generic PettingZoo AEC adapter, used by every meeplezoo game.
+
+A game's entry module (e.g. ``meeplezoo.envs.kerala_v0``) only says which
+:class:`~meeplezoo.envs.core.game.Game` it wraps::
+
+    class raw_env(MeeplezooAECEnv):
+        game_cls = KeralaGame
+        metadata = env_metadata(KeralaGame)
+
+    def env(**kwargs):
+        return wrap_env(raw_env(**kwargs))
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .game import REWARD_MODES, Game, IllegalActionError, State
+
+RENDER_MODES = ("ansi", "human", "rgb_array")
+ILLEGAL_ACTION_MODES = ("raise", "penalize")
+
+
+def env_metadata(game_cls: type[Game]) -> dict[str, Any]:
+    return {
+        "name": game_cls.env_name,
+        "render_modes": list(RENDER_MODES),
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
+
+
+class MeeplezooAECEnv(AECEnv):
+    """PettingZoo AEC environment over any meeplezoo :class:`Game`.
+
+    Keyword arguments: ``num_players``, ``render_mode`` (``"ansi"``, ``"human"``,
+    ``"rgb_array"``), ``reward_mode`` (``"win"``, ``"rank"``, ``"score"``),
+    ``illegal_action`` (``"raise"``: a clear :class:`IllegalActionError` and no
+    change; ``"penalize"``: the game ends, the offender gets ``illegal_reward``),
+    and the game's rule options.
+
+    Observations are ``{"observation": float32[D], "action_mask": int8[A]}``; the
+    mask is all zeros for an agent that is not to move.  The engine state is
+    ``env.unwrapped.game_state``.
+    """
+
+    game_cls: type[Game]
+    metadata: dict[str, Any] = {"name": "meeplezoo", "render_modes": list(RENDER_MODES), "is_parallelizable": False}
+
+    def __init__(
+        self,
+        num_players: int | None = None,
+        render_mode: str | None = None,
+        reward_mode: str = "win",
+        illegal_action: str = "raise",
+        illegal_reward: float = -1.0,
+        **rule_options: Any,
+    ) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"unknown render_mode {render_mode!r}; allowed: {', '.join(RENDER_MODES)} or None")
+        if reward_mode not in REWARD_MODES:
+            raise ValueError(f"unknown reward_mode {reward_mode!r}; allowed: {', '.join(REWARD_MODES)}")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(
+                f"unknown illegal_action {illegal_action!r}; allowed: {', '.join(ILLEGAL_ACTION_MODES)}"
+            )
+        self.game: Game = self.game_cls(num_players, **rule_options)
+        self.render_mode = render_mode
+        self.reward_mode = reward_mode
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        n = self.game.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_box = spaces.Box(0.0, 1.0, shape=self.game.observation_shape, dtype=np.float32)
+        mask_box = spaces.Box(0, 1, shape=(self.game.num_actions,), dtype=np.int8)
+        self.observation_spaces = {
+            a: spaces.Dict({"observation": obs_box, "action_mask": mask_box}) for a in self.possible_agents
+        }
+        self.action_spaces = {a: spaces.Discrete(self.game.num_actions) for a in self.possible_agents}
+        self.state_space = spaces.Box(0.0, 1.0, shape=self.game.state_shape, dtype=np.float32)
+        self._zero_mask = np.zeros(self.game.num_actions, dtype=np.int8)
+        self._seed_rng = np.random.default_rng()
+        self.game_state: State | None = None
+        self.game_seed: int | None = None
+        self.action_history: list[int] = []
+
+    # -- spaces --------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # -- episode -------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._seed_rng = np.random.default_rng(seed)
+        self.game_seed = int(self._seed_rng.integers(0, 2**63))
+        if options and options.get("state") is not None:
+            state = options["state"]
+            if not isinstance(state, State) or state.game != self.game:
+                raise ValueError("options['state'] must be a State of this environment's game configuration")
+            self.game_state = state.clone()
+        else:
+            self.game_state = self.game.new_state(self.game_seed)
+        self.action_history = []
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._sync_selection()
+        if self.game_state.is_terminal():  # degenerate configuration: nothing to decide
+            self._finish(self.game_state.returns(self.reward_mode))
+
+    def _sync_selection(self) -> None:
+        p = self.game_state.current_player
+        if p >= 0:
+            self.agent_selection = self.possible_agents[p]
+        elif not hasattr(self, "agent_selection") or self.agent_selection not in self.agents:
+            self.agent_selection = self.agents[0]
+
+    def _finish(self, rewards: np.ndarray) -> None:
+        for a in self.agents:
+            self.rewards[a] = float(rewards[self.agent_name_mapping[a]])
+            self.terminations[a] = True
+            self.infos[a] = {
+                "scores": [float(s) for s in self.game_state.scores()],
+                "placements": self.game_state.placements(),
+            }
+        self._accumulate_rewards()
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._clear_rewards()
+        self._cumulative_rewards[agent] = 0.0
+        state = self.game_state
+        try:
+            state.apply(action)
+        except IllegalActionError:
+            if self.illegal_action == "raise":
+                raise
+            penalty = np.zeros(self.game.num_players)
+            penalty[self.agent_name_mapping[agent]] = self.illegal_reward
+            self.infos[agent] = {"illegal_action": True}
+            self._finish(penalty)
+            self.infos[agent]["illegal_action"] = True
+            return
+        self.action_history.append(int(action))
+        if state.is_terminal():
+            self._finish(state.returns(self.reward_mode))
+        else:
+            self._sync_selection()
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        p = self.agent_name_mapping[agent]
+        state = self.game_state
+        obs = state.observe(p)
+        if state.current_player == p and not state.is_terminal():
+            mask = state.legal_mask().astype(np.int8)
+        else:
+            mask = self._zero_mask.copy()
+        return {"observation": obs, "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        return self.game_state.state_vector()
+
+    # -- rendering -------------------------------------------------------------
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        if self.game_state is None:
+            raise RuntimeError("call reset() before render()")
+        if self.render_mode == "rgb_array":
+            return self.game_state.render_rgb()
+        text = self.game_state.render_text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+def wrap_env(raw: MeeplezooAECEnv) -> AECEnv:
+    """The standard PettingZoo wrappers (illegal actions are handled by the adapter itself)."""
+    return wrappers.OrderEnforcingWrapper(raw)

@@ -1,0 +1,405 @@
+"""The engine protocol every meeplezoo game implements.
+
+In the spirit of OpenSpiel's Game/State split:
+
+* a :class:`Game` holds the static facts of one configuration (player count,
+  variant, rule options, size of the flat action space, observation layout);
+* a :class:`State` holds one mutable position and knows the rules: legal
+  actions, ``apply``, scoring, observations, serialisation.
+
+Nothing in this module knows PettingZoo or any particular game.  Chance is
+resolved inside ``apply`` from the state's own :class:`~meeplezoo.envs.core.rng.Rng`
+(or from piles shuffled at setup), so ``(config, seed, actions)`` replays a game
+exactly, and ``clone()`` replays the same future unless the copy is re-seeded.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Sequence
+
+import numpy as np
+
+from .rng import Rng
+
+REWARD_MODES = ("win", "rank", "score")
+SAVE_FORMAT = 1
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the current position (the state is unchanged)."""
+
+
+class CorruptStateError(ValueError):
+    """A saved state that cannot be loaded (truncated, edited or for another game)."""
+
+
+@dataclass(frozen=True)
+class Option:
+    """A rule option of a game, with its documented default.
+
+    ``choices`` restricts the value to a fixed set; otherwise ``type`` is
+    checked (bool options accept only bools, int options only ints, ...).
+    ``bounds`` (inclusive) constrains numeric options.
+    """
+
+    name: str
+    default: Any
+    doc: str = ""
+    choices: tuple[Any, ...] | None = None
+    type: type | tuple[type, ...] | None = None
+    bounds: tuple[float | None, float | None] | None = None
+
+    def validate(self, value: Any, game: str) -> Any:
+        if self.choices is not None:
+            if not any(value == c and type(value) is type(c) for c in self.choices):
+                raise ValueError(
+                    f"{game}: option {self.name}={value!r} is not allowed; "
+                    f"allowed values: {', '.join(repr(c) for c in self.choices)}"
+                )
+            return value
+        expected = self.type if self.type is not None else type(self.default)
+        ok = isinstance(value, expected)
+        if isinstance(value, bool) and expected in (int, float, (int, float)):
+            ok = False
+        if expected is float and isinstance(value, int) and not isinstance(value, bool):
+            ok, value = True, float(value)
+        if not ok:
+            names = expected.__name__ if isinstance(expected, type) else "/".join(t.__name__ for t in expected)
+            raise ValueError(
+                f"{game}: option {self.name} must be of type {names}, got {value!r} ({type(value).__name__})"
+            )
+        if self.bounds is not None:
+            lo, hi = self.bounds
+            if (lo is not None and value < lo) or (hi is not None and value > hi):
+                raise ValueError(f"{game}: option {self.name}={value!r} is outside [{lo}, {hi}]")
+        return value
+
+
+class Game(ABC):
+    """Static facts of one game configuration.
+
+    Subclasses set the class attributes and implement :meth:`new_state` and
+    :meth:`_setup` (which computes ``num_actions`` and ``observation_layout``
+    from ``self.num_players`` and ``self.options``).
+    """
+
+    #: registry id, e.g. ``"kerala"``
+    name: ClassVar[str]
+    #: PettingZoo-style versioned name, e.g. ``"kerala_v0"``
+    env_name: ClassVar[str]
+    #: display name, e.g. ``"Kerala"``
+    pretty_name: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    default_players: ClassVar[int]
+    #: rule options (every ASSUMPTION of the rules file), with defaults
+    options_spec: ClassVar[tuple[Option, ...]] = ()
+    #: divisor of the score margin in ``reward_mode="score"``
+    score_scale: ClassVar[float] = 50.0
+    #: whether players hold private information (beyond shared chance)
+    hidden_information: ClassVar[bool] = False
+    #: the State subclass of this game (for ``state_from_json``)
+    state_class: ClassVar[type["State"]]
+    #: bumped whenever the observation layout changes (checkpoints record it)
+    observation_version: ClassVar[int] = 1
+
+    num_actions: int
+    observation_layout: dict[str, slice]
+
+    def __init__(self, num_players: int | None = None, **options: Any) -> None:
+        if num_players is None:
+            num_players = self.default_players
+        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
+            raise ValueError(f"{self.name}: num_players must be an int, got {num_players!r}")
+        if not self.min_players <= num_players <= self.max_players:
+            raise ValueError(
+                f"{self.name}: num_players={num_players} is not supported; "
+                f"allowed: {self.min_players}..{self.max_players}"
+            )
+        self.num_players = int(num_players)
+        self.options = self.resolve_options(options)
+        self._setup()
+
+    # -- configuration -------------------------------------------------
+    @classmethod
+    def option_names(cls) -> list[str]:
+        return [o.name for o in cls.options_spec]
+
+    @classmethod
+    def resolve_options(cls, options: dict[str, Any]) -> dict[str, Any]:
+        """Defaults updated with ``options``; unknown names or bad values raise ``ValueError``."""
+        spec = {o.name: o for o in cls.options_spec}
+        unknown = sorted(set(options) - set(spec))
+        if unknown:
+            raise ValueError(
+                f"{cls.name}: unknown option(s) {', '.join(unknown)}; "
+                f"known options: {', '.join(spec) or '(none)'}"
+            )
+        return {name: (o.validate(options[name], cls.name) if name in options else o.default) for name, o in spec.items()}
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """Everything needed to rebuild this Game: ``type(game)(**game.config)``."""
+        return {"num_players": self.num_players, **self.options}
+
+    @property
+    def non_default_options(self) -> dict[str, Any]:
+        return {o.name: self.options[o.name] for o in self.options_spec if self.options[o.name] != o.default}
+
+    @abstractmethod
+    def _setup(self) -> None:
+        """Compute ``num_actions`` and ``observation_layout`` for this configuration."""
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        return (max(s.stop for s in self.observation_layout.values()),)
+
+    @property
+    def state_shape(self) -> tuple[int, ...]:
+        """Shape of :meth:`State.state_vector` (the centralised-critic state)."""
+        return (self.num_players * self.observation_shape[0],)
+
+    # -- states ---------------------------------------------------------
+    @abstractmethod
+    def new_state(self, seed: int | None = None) -> "State":
+        """A fresh game after setup, all setup chance drawn from ``seed``."""
+
+    def state_from_json(self, text: str) -> "State":
+        state = self.state_class.from_json(text)
+        if state.game.config != self.config:
+            raise CorruptStateError(
+                f"{self.name}: saved state has configuration {state.game.config}, expected {self.config}"
+            )
+        return state
+
+    def __repr__(self) -> str:
+        opts = ", ".join(f"{k}={v!r}" for k, v in self.non_default_options.items())
+        return f"{type(self).__name__}(num_players={self.num_players}{', ' + opts if opts else ''})"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.config == self.config  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, json.dumps(self.config, sort_keys=True)))
+
+
+class State(ABC):
+    """One position of a game.  Mutable: :meth:`apply` changes it in place.
+
+    Subclasses implement the abstract methods; :meth:`apply` here validates
+    the action and delegates to :meth:`_apply`, so an illegal action raises
+    :class:`IllegalActionError` and leaves the state unchanged.
+    """
+
+    game: Game
+    #: index of the player to decide, or -1 once the game is over
+    current_player: int
+
+    # -- rules ------------------------------------------------------------
+    @abstractmethod
+    def legal_mask(self) -> np.ndarray:
+        """Boolean array of length ``game.num_actions``; never all False before the end."""
+
+    def legal_actions(self) -> list[int]:
+        return np.flatnonzero(self.legal_mask()).tolist()
+
+    def is_legal(self, action: int) -> bool:
+        """Override with a cheaper check where the engine can."""
+        return 0 <= action < self.game.num_actions and bool(self.legal_mask()[action])
+
+    def apply(self, action: int) -> None:
+        """Play ``action`` for ``current_player`` (chance resolved inside)."""
+        if self.is_terminal():
+            raise IllegalActionError(f"{self.game.name}: the game is over; no action {action!r} can be applied")
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            raise IllegalActionError(f"{self.game.name}: action must be an int, got {action!r}") from None
+        if a != action or not self.is_legal(a):
+            raise IllegalActionError(self.illegal_message(action))
+        self._apply(a)
+
+    def illegal_message(self, action: Any) -> str:
+        legal = self.legal_actions()
+        shown = ", ".join(f"{a} ({self.action_name(a)})" for a in legal[:12])
+        more = f", ... ({len(legal)} in all)" if len(legal) > 12 else ""
+        try:
+            what = f"{action} ({self.action_name(int(action))})"
+        except Exception:  # noqa: BLE001 - the action may be out of range or not an int
+            what = repr(action)
+        return f"{self.game.name}: illegal action {what} for player {self.current_player}; legal: {shown}{more}"
+
+    @abstractmethod
+    def _apply(self, action: int) -> None:
+        """Apply a legal action (no validation: search may call this directly)."""
+
+    @abstractmethod
+    def is_terminal(self) -> bool: ...
+
+    @abstractmethod
+    def scores(self) -> list[float]:
+        """Each player's score (final once terminal, provisional before)."""
+
+    def rank_keys(self) -> list[tuple]:
+        """Per player a key; larger is better.  Override to add the game's tie-breaks."""
+        return [(s,) for s in self.scores()]
+
+    def placements(self) -> list[int]:
+        """Finishing position per player, 0 = first; tied players share a position."""
+        keys = self.rank_keys()
+        return [sum(1 for other in keys if other > k) for k in keys]
+
+    def winners(self) -> list[int]:
+        return [p for p, r in enumerate(self.placements()) if r == 0]
+
+    def returns(self, reward_mode: str = "win") -> np.ndarray:
+        """Terminal reward per player by ``reward_mode`` (see DESIGN.md); zeros before the end."""
+        if reward_mode not in REWARD_MODES:
+            raise ValueError(f"unknown reward_mode {reward_mode!r}; allowed: {', '.join(REWARD_MODES)}")
+        n = self.game.num_players
+        if not self.is_terminal():
+            return np.zeros(n, dtype=np.float64)
+        return compute_returns(self.placements(), self.scores(), reward_mode, self.game.score_scale)
+
+    # -- information -----------------------------------------------------------
+    @abstractmethod
+    def observe(self, player: int) -> np.ndarray:
+        """Player's information state: float32 of ``game.observation_shape``, egocentric."""
+
+    def state_vector(self) -> np.ndarray:
+        """Global state for a centralised critic (default: every seat's observation)."""
+        return np.concatenate([self.observe(p) for p in range(self.game.num_players)])
+
+    def determinize(self, player: int, rng: Any = None) -> "State":
+        """A full state consistent with what ``player`` has seen, resampling what they can't know.
+
+        The default (for games whose only hidden information is chance not yet
+        drawn) is a clone whose future chance is re-seeded; games with piles or
+        hands override it.
+        """
+        from .rng import as_rng
+
+        s = self.clone()
+        s.reseed(as_rng(rng).next64())
+        return s
+
+    def reseed(self, seed: int) -> None:
+        """Give the state a new chance stream (future draws change, the past does not)."""
+        rng = getattr(self, "rng", None)
+        if isinstance(rng, Rng):
+            self.rng = Rng(seed)
+
+    # -- copies and persistence ------------------------------------------------
+    @abstractmethod
+    def clone(self) -> "State":
+        """An independent copy (cheap: no deepcopy)."""
+
+    @abstractmethod
+    def _to_dict(self) -> dict[str, Any]:
+        """The position as JSON-compatible data (without the config)."""
+
+    @classmethod
+    @abstractmethod
+    def _from_dict(cls, game: Game, data: dict[str, Any]) -> "State":
+        """Rebuild from :meth:`_to_dict` output; raise on anything inconsistent."""
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {"format": SAVE_FORMAT, "game": self.game.name, "config": self.game.config, "state": self._to_dict()},
+            separators=(",", ":"),
+        )
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> "State":
+        try:
+            doc = json.loads(text)
+        except (json.JSONDecodeError, UnicodeDecodeError, TypeError) as e:
+            raise CorruptStateError(f"corrupt saved state: not valid JSON ({e})") from None
+        if not isinstance(doc, dict) or not {"format", "game", "config", "state"} <= set(doc):
+            raise CorruptStateError("corrupt saved state: expected keys format, game, config, state")
+        if doc["format"] != SAVE_FORMAT:
+            raise CorruptStateError(f"corrupt saved state: format {doc['format']!r}, expected {SAVE_FORMAT}")
+        game_cls = cls.game_class()
+        if doc["game"] != game_cls.name:
+            raise CorruptStateError(f"saved state is for game {doc['game']!r}, not {game_cls.name!r}")
+        if not isinstance(doc["config"], dict):
+            raise CorruptStateError("corrupt saved state: config must be an object")
+        try:
+            game = game_cls(**doc["config"])
+        except (TypeError, ValueError) as e:
+            raise CorruptStateError(f"corrupt saved state: bad config ({e})") from None
+        try:
+            return cls._from_dict(game, doc["state"])
+        except CorruptStateError:
+            raise
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError, AssertionError) as e:
+            raise CorruptStateError(f"corrupt saved state for {game_cls.name}: {type(e).__name__}: {e}") from None
+
+    @classmethod
+    def game_class(cls) -> type[Game]:
+        """The Game subclass this State belongs to (set by ``Game.state_class``)."""
+        gc = getattr(cls, "_game_class", None)
+        if gc is None:
+            raise TypeError(f"{cls.__name__} has no _game_class; set it to the Game subclass")
+        return gc
+
+    # -- display -------------------------------------------------------------
+    @abstractmethod
+    def action_name(self, action: int) -> str:
+        """Short readable name, unique within the configuration."""
+
+    @abstractmethod
+    def render_text(self) -> str: ...
+
+    def render_rgb(self) -> np.ndarray:
+        """A picture of the position, uint8 (H, W, 3).  Default: the text drawn on a canvas."""
+        from .render import text_to_rgb
+
+        return text_to_rgb(self.render_text())
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.game!r} player={self.current_player} terminal={self.is_terminal()}>"
+
+
+def compute_returns(placements: Sequence[int], scores: Sequence[float], reward_mode: str, scale: float) -> np.ndarray:
+    """Terminal rewards from finishing positions (0 = first, ties shared) and scores."""
+    n = len(placements)
+    out = np.zeros(n, dtype=np.float64)
+    if reward_mode == "win":
+        winners = [p for p in range(n) if placements[p] == 0]
+        if len(winners) == n:
+            return out
+        for p in range(n):
+            out[p] = 1.0 / len(winners) if placements[p] == 0 else -1.0 / (n - len(winners))
+    elif reward_mode == "rank":
+        # Linear from +1 (first) to -1 (last); tied players share the mean of their slots.
+        slots = np.linspace(1.0, -1.0, n) if n > 1 else np.zeros(1)
+        for p in range(n):
+            tied = sum(1 for q in range(n) if placements[q] == placements[p])
+            out[p] = float(np.mean(slots[placements[p] : placements[p] + tied]))
+    elif reward_mode == "score":
+        s = np.asarray(scores, dtype=np.float64)
+        for p in range(n):
+            out[p] = (s[p] - (s.sum() - s[p]) / (n - 1)) / scale
+    else:
+        raise ValueError(f"unknown reward_mode {reward_mode!r}; allowed: {', '.join(REWARD_MODES)}")
+    return out
+
+
+@dataclass
+class Layout:
+    """Builder for a flat observation layout of named blocks."""
+
+    slices: dict[str, slice] = field(default_factory=dict)
+    size: int = 0
+
+    def add(self, name: str, n: int) -> slice:
+        if name in self.slices:
+            raise ValueError(f"duplicate observation block {name!r}")
+        s = slice(self.size, self.size + n)
+        self.slices[name] = s
+        self.size += n
+        return s
