@@ -1,0 +1,1 @@
+"""Training and evaluation: arenas, PPO training, self-play, leagues and ratings."""

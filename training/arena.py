@@ -1,0 +1,165 @@
+"""Playing games between agents: one match, and many with rotated seats.
+
+Used by the CLI's ``arena``, by evaluation during training and by leagues.
+Matches run on the engine directly (no PettingZoo overhead); the result
+carries the replay (config, seed, actions).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from meeplezoo.agents.base import Agent, act_on_state
+from meeplezoo.envs.core import Game
+
+
+@dataclass
+class MatchResult:
+    """Outcome of one game. Lists are indexed by seat."""
+
+    game: str
+    config: dict[str, Any]
+    seed: int
+    agents: list[str]
+    scores: list[float]
+    placements: list[int]
+    returns: list[float]
+    actions: list[int] = field(default_factory=list)
+
+    @property
+    def length(self) -> int:
+        return len(self.actions)
+
+    def replay(self) -> dict[str, Any]:
+        """The replay document (``meeplezoo replay`` reads it)."""
+        return {"game": self.game, "config": self.config, "seed": self.seed, "agents": self.agents,
+                "actions": self.actions, "scores": self.scores}
+
+
+def play_match(game: Game, agents: Sequence[Agent], seed: int, *, max_decisions: int = 100_000,
+               on_step: Callable[[Any, int], None] | None = None) -> MatchResult:
+    """Play one game with ``agents[i]`` in seat ``i``; agents are reset with seeds derived from ``seed``."""
+    if len(agents) != game.num_players:
+        raise ValueError(f"{game.name}: {len(agents)} agents for {game.num_players} seats")
+    ss = np.random.SeedSequence(seed)
+    for agent, child in zip(agents, ss.spawn(len(agents))):
+        agent.reset(int(child.generate_state(1)[0]))
+    state = game.new_state(seed)
+    actions: list[int] = []
+    while not state.is_terminal():
+        if len(actions) >= max_decisions:
+            raise RuntimeError(f"{game.name}: game did not end within {max_decisions} decisions (seed {seed})")
+        a = act_on_state(agents[state.current_player], state)
+        state.apply(a)
+        actions.append(a)
+        if on_step is not None:
+            on_step(state, a)
+    return MatchResult(
+        game=game.name, config=game.config, seed=seed, agents=[getattr(a, "name", "?") for a in agents],
+        scores=[float(s) for s in state.scores()], placements=state.placements(),
+        returns=state.returns("win").tolist(), actions=actions,
+    )
+
+
+def wilson_interval(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval for a proportion (fractional wins allowed)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+@dataclass
+class AgentStats:
+    name: str
+    games: int = 0
+    wins: float = 0.0  # shared wins split between tied winners
+    score_sum: float = 0.0
+    margin_sum: float = 0.0  # own score minus the mean of the others
+    rank_sum: float = 0.0  # 1 = first
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson_interval(self.wins, self.games)
+
+    @property
+    def mean_score(self) -> float:
+        return self.score_sum / self.games if self.games else 0.0
+
+    @property
+    def mean_margin(self) -> float:
+        return self.margin_sum / self.games if self.games else 0.0
+
+    @property
+    def mean_rank(self) -> float:
+        return self.rank_sum / self.games if self.games else 0.0
+
+
+def record(stats: dict[str, AgentStats], result: MatchResult) -> None:
+    """Add one match to per-agent statistics (agents with the same name pool their games)."""
+    n = len(result.agents)
+    winners = [i for i in range(n) if result.placements[i] == 0]
+    for seat, name in enumerate(result.agents):
+        st = stats.setdefault(name, AgentStats(name))
+        st.games += 1
+        st.wins += 1.0 / len(winners) if seat in winners else 0.0
+        st.score_sum += result.scores[seat]
+        others = [result.scores[j] for j in range(n) if j != seat]
+        st.margin_sum += result.scores[seat] - sum(others) / len(others)
+        st.rank_sum += result.placements[seat] + 1
+
+
+def rotated_seatings(num_agents: int, games: int) -> list[list[int]]:
+    """Seat orders for ``games`` matches: agent ``i`` sits at seat ``(i + g) % n`` in game ``g``."""
+    return [[(i - g) % num_agents for i in range(num_agents)] for g in range(games)]
+
+
+def run_arena(game: Game, agents: Sequence[Agent], games: int, seed: int = 0, *,
+              progress: bool = False) -> tuple[dict[str, AgentStats], list[MatchResult]]:
+    """Play ``games`` matches rotating seats (each agent plays every seat equally often).
+
+    ``agents`` has one entry per seat; agents with equal names are told apart
+    as ``random#1``, ``random#2``, ... in the statistics.
+    """
+    n = game.num_players
+    if len(agents) != n:
+        raise ValueError(f"{game.name}: {len(agents)} agents given for {n} seats")
+    names = [a.name for a in agents]
+    labels = [f"{nm}#{names[:i].count(nm) + 1}" if names.count(nm) > 1 else nm for i, nm in enumerate(names)]
+    stats: dict[str, AgentStats] = {label: AgentStats(label) for label in labels}
+    results = []
+    seeds = np.random.SeedSequence(seed).generate_state(games, dtype=np.uint64)
+    it = range(games)
+    if progress:
+        from tqdm import tqdm
+
+        it = tqdm(it, desc=f"{game.name} arena", unit="game")
+    for g in it:
+        order = [(i - g) % n for i in range(n)]  # seat s is played by agent order[s]
+        seated = [agents[order[s]] for s in range(n)]
+        result = play_match(game, seated, int(seeds[g] % (2**63)))
+        result.agents = [labels[order[s]] for s in range(n)]
+        record(stats, result)
+        results.append(result)
+    return stats, results
+
+
+def format_table(stats: dict[str, AgentStats]) -> str:
+    rows = [f"{'agent':<32} {'games':>6} {'win rate':>9} {'95% interval':>16} {'mean score':>11} {'margin':>8} "
+            f"{'mean rank':>9}"]
+    for st in sorted(stats.values(), key=lambda s: -s.win_rate):
+        lo, hi = st.interval
+        rows.append(f"{st.name:<32} {st.games:>6} {st.win_rate:>9.3f} {f'[{lo:.3f}, {hi:.3f}]':>16} "
+                    f"{st.mean_score:>11.2f} {st.mean_margin:>8.2f} {st.mean_rank:>9.2f}")
+    return "\n".join(rows)
