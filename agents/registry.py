@@ -7,7 +7,8 @@ Examples: ``random``, ``heuristic``, ``mcts:sims=400:rollout=heuristic``,
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .base import Agent, RandomAgent
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
 from meeplezoo.envs.core import CorruptStateError, Game, Layout, Option, Rng, State, as_rng
 
 
@@ -37,7 +36,7 @@ class ToyGame(Game):
         lay.add("pending", 9)
         self.observation_layout = lay.slices
 
-    def new_state(self, seed: int | None = None) -> "ToyState":
+    def new_state(self, seed: int | None = None) -> ToyState:
         rng = Rng(seed)
         deck = [v for v in range(1, 10) for _ in range(2)]
         rng.shuffle(deck)
@@ -109,7 +108,7 @@ class ToyState(State):
             o[lay["pending"].start + self.pending - 1] = 1.0
         return o
 
-    def determinize(self, player: int, rng: Any = None) -> "ToyState":
+    def determinize(self, player: int, rng: Any = None) -> ToyState:
         r = as_rng(rng)
         s = self.clone()
         pool = list(s.deck)
@@ -125,7 +124,7 @@ class ToyState(State):
         s.rng = Rng(r.next64())
         return s
 
-    def clone(self) -> "ToyState":
+    def clone(self) -> ToyState:
         return ToyState(self.game, self.deck[:], [h[:] for h in self.hands], self.score[:], self.current_player,
                         self.pending, self.rng.clone())
 
@@ -134,7 +133,7 @@ class ToyState(State):
                 "pending": self.pending, "rng": self.rng.s}
 
     @classmethod
-    def _from_dict(cls, game: Game, d: dict[str, Any]) -> "ToyState":
+    def _from_dict(cls, game: Game, d: dict[str, Any]) -> ToyState:
         cards = sorted(d["deck"] + [c for h in d["hands"] for c in h] + ([d["pending"]] if d["pending"] else []))
         if len(d["hands"]) != game.num_players or any(not 1 <= c <= 9 for c in cards):
             raise CorruptStateError("toy: bad hands")

@@ -8,11 +8,11 @@ carries the replay (config, seed, actions).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
-
 from meeplezoo.agents.base import Agent, act_on_state
 from meeplezoo.envs.core import Game
 

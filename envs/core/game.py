@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -102,7 +103,7 @@ class Game(ABC):
     #: whether players hold private information (beyond shared chance)
     hidden_information: ClassVar[bool] = False
     #: the State subclass of this game (for ``state_from_json``)
-    state_class: ClassVar[type["State"]]
+    state_class: ClassVar[type[State]]
     #: bumped whenever the observation layout changes (checkpoints record it)
     observation_version: ClassVar[int] = 1
 
@@ -138,7 +139,9 @@ class Game(ABC):
                 f"{cls.name}: unknown option(s) {', '.join(unknown)}; "
                 f"known options: {', '.join(spec) or '(none)'}"
             )
-        return {name: (o.validate(options[name], cls.name) if name in options else o.default) for name, o in spec.items()}
+        return {
+            name: (o.validate(options[name], cls.name) if name in options else o.default) for name, o in spec.items()
+        }
 
     @property
     def config(self) -> dict[str, Any]:
@@ -164,10 +167,10 @@ class Game(ABC):
 
     # -- states ---------------------------------------------------------
     @abstractmethod
-    def new_state(self, seed: int | None = None) -> "State":
+    def new_state(self, seed: int | None = None) -> State:
         """A fresh game after setup, all setup chance drawn from ``seed``."""
 
-    def state_from_json(self, text: str) -> "State":
+    def state_from_json(self, text: str) -> State:
         state = self.state_class.from_json(text)
         if state.game.config != self.config:
             raise CorruptStateError(
@@ -273,7 +276,7 @@ class State(ABC):
         """Global state for a centralised critic (default: every seat's observation)."""
         return np.concatenate([self.observe(p) for p in range(self.game.num_players)])
 
-    def determinize(self, player: int, rng: Any = None) -> "State":
+    def determinize(self, player: int, rng: Any = None) -> State:
         """A full state consistent with what ``player`` has seen, resampling what they can't know.
 
         The default (for games whose only hidden information is chance not yet
@@ -294,7 +297,7 @@ class State(ABC):
 
     # -- copies and persistence ------------------------------------------------
     @abstractmethod
-    def clone(self) -> "State":
+    def clone(self) -> State:
         """An independent copy (cheap: no deepcopy)."""
 
     @abstractmethod
@@ -303,7 +306,7 @@ class State(ABC):
 
     @classmethod
     @abstractmethod
-    def _from_dict(cls, game: Game, data: dict[str, Any]) -> "State":
+    def _from_dict(cls, game: Game, data: dict[str, Any]) -> State:
         """Rebuild from :meth:`_to_dict` output; raise on anything inconsistent."""
 
     def to_json(self) -> str:
@@ -313,7 +316,7 @@ class State(ABC):
         )
 
     @classmethod
-    def from_json(cls, text: str | bytes) -> "State":
+    def from_json(cls, text: str | bytes) -> State:
         try:
             doc = json.loads(text)
         except (json.JSONDecodeError, UnicodeDecodeError, TypeError) as e:

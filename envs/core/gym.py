@@ -12,7 +12,8 @@ at each reset (self-play pools use this).
 
 from __future__ import annotations
 
-from typing import Any, Protocol, Sequence
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 import gymnasium
 import numpy as np

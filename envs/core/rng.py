@@ -8,7 +8,8 @@ single attribute copy and ``to_json`` stores a number.
 
 from __future__ import annotations
 
-from typing import Any, MutableSequence
+from collections.abc import MutableSequence
+from typing import Any
 
 import numpy as np
 
@@ -49,11 +50,11 @@ class Rng:
     def choice(self, seq: Any) -> Any:
         return seq[self.randbelow(len(seq))]
 
-    def spawn(self) -> "Rng":
+    def spawn(self) -> Rng:
         """An independent child stream (advances this stream once)."""
         return Rng(self.next64())
 
-    def clone(self) -> "Rng":
+    def clone(self) -> Rng:
         r = Rng.__new__(Rng)
         r.s = self.s
         return r
@@ -65,7 +66,7 @@ class Rng:
         return f"Rng(state={self.s})"
 
 
-def as_rng(rng: "Rng | np.random.Generator | int | None") -> Rng:
+def as_rng(rng: Rng | np.random.Generator | int | None) -> Rng:
     """Turn a seed, a numpy Generator or an Rng into an :class:`Rng`.
 
     An ``Rng`` is used as is (draws advance it); a numpy Generator seeds a new
