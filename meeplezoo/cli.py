@@ -1,0 +1,284 @@
+"""The ``meeplezoo`` command line.
+
+    meeplezoo list
+    meeplezoo play kerala --players 3 --agents heuristic,random,human --seed 7 --replay out.json
+    meeplezoo replay out.json [--html out.html] [--gif out.gif]
+    meeplezoo arena kerala --players 4 --agents heuristic,random,random,random --games 200 --seed 1
+    meeplezoo bench [--seconds 3] [--json out.json]
+
+Training (``train``, ``evaluate``) and leagues (``league``) are added by
+their modules in ``meeplezoo.training`` (loaded only when used).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+# subcommand -> module with add_parser(subparsers) and run(args); imported lazily
+EXTRA_COMMANDS: dict[str, str] = {
+    "train": "meeplezoo.training.ppo_cli",
+    "evaluate": "meeplezoo.training.ppo_cli",
+    "league": "meeplezoo.training.league_cli",
+}
+
+
+def parse_value(text: str) -> Any:
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_options(items: Sequence[str] | None) -> dict[str, Any]:
+    """``["variant=tactical", "x=3"]`` -> ``{"variant": "tactical", "x": 3}``."""
+    out: dict[str, Any] = {}
+    for item in items or []:
+        if "=" not in item:
+            raise SystemExit(f"error: rule option {item!r} must look like NAME=VALUE")
+        k, v = item.split("=", 1)
+        out[k.strip()] = parse_value(v.strip())
+    return out
+
+
+def add_game_args(p: argparse.ArgumentParser, game_positional: bool = True) -> None:
+    if game_positional:
+        p.add_argument("game", help="game id (see `meeplezoo list`)")
+    p.add_argument("--players", type=int, default=None, help="number of players")
+    p.add_argument("--variant", default=None, help="variant (haus_der_sonne: base|tactical)")
+    p.add_argument("--version", dest="game_version", default=None, help="version (asara: base|professional)")
+    p.add_argument("--option", "-o", action="append", metavar="NAME=VALUE", help="a rule option (repeatable)")
+
+
+def game_from_args(args: argparse.Namespace):
+    from meeplezoo.registry import make_game
+
+    opts = parse_options(args.option)
+    if getattr(args, "variant", None) is not None:
+        opts["variant"] = args.variant
+    if getattr(args, "game_version", None) is not None:
+        opts["version"] = args.game_version
+    return make_game(args.game, args.players, **opts)
+
+
+def split_agents(text: str) -> list[str]:
+    return [s.strip() for s in text.split(",") if s.strip()]
+
+
+def build_agents(specs: list[str], game, seed: int | None) -> list:
+    from meeplezoo.agents import make as make_agent
+
+    n = game.num_players
+    if len(specs) == 1:
+        specs = specs * n
+    if len(specs) != n:
+        raise SystemExit(f"error: {len(specs)} agents given for {n} players ({', '.join(specs)})")
+    return [make_agent(s, game.name, num_players=n, seed=None if seed is None else seed * 1000 + i)
+            for i, s in enumerate(specs)]
+
+
+# -- commands ------------------------------------------------------------------------
+def cmd_list(args: argparse.Namespace) -> int:
+    from meeplezoo.registry import game_class, list_envs
+
+    for name in list_envs():
+        try:
+            g = game_class(name)
+        except ImportError as e:  # pragma: no cover - a broken install
+            print(f"{name:<16} (unavailable: {e})")
+            continue
+        print(f"{name:<16} {g.pretty_name:<16} players {g.min_players}-{g.max_players}")
+        for o in g.options_spec:
+            print(f"    {o.name} = {o.default!r}" + (f"  ({o.doc})" if o.doc else ""))
+    return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from meeplezoo.training.arena import play_match
+
+    game = game_from_args(args)
+    agents = build_agents(split_agents(args.agents), game, args.seed)
+    seed = args.seed if args.seed is not None else int.from_bytes(__import__("os").urandom(4), "little")
+    show = args.show or any(a.name == "human" for a in agents)
+    step = {"n": 0}
+
+    def on_step(state, action):
+        step["n"] += 1
+        if show and not args.quiet:
+            print(f"-- decision {step['n']}: {state.action_name(action)}")
+
+    try:
+        state0 = game.new_state(seed)
+        if show and not args.quiet:
+            print(state0.render_text())
+        result = play_match(game, agents, seed, on_step=on_step if show else None)
+    except KeyboardInterrupt:
+        print("\ngame abandoned")
+        return 130
+    final = game.new_state(seed)
+    for a in result.actions:
+        final.apply(a)
+    if not args.quiet:
+        print(final.render_text())
+    print(f"\n{game.pretty_name}, {game.num_players} players, seed {seed}, {result.length} decisions")
+    for seat, (name, score, place) in enumerate(zip(result.agents, result.scores, result.placements)):
+        print(f"  seat {seat}: {name:<24} score {score:g}  place {place + 1}")
+    if args.replay:
+        with open(args.replay, "w") as f:
+            json.dump(result.replay(), f)
+        print(f"replay written to {args.replay}")
+    return 0
+
+
+def load_replay(path: str) -> tuple[Any, list, dict]:
+    """Read a replay file and re-create the positions: (game, [state_0 ... state_T], doc)."""
+    from meeplezoo.registry import make_game
+
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+        game_name, config, seed, actions = doc["game"], dict(doc["config"]), doc["seed"], doc["actions"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise SystemExit(f"error: cannot read replay {path}: {e}") from None
+    n = config.pop("num_players", None)
+    game = make_game(game_name, n, **config)
+    state = game.new_state(seed)
+    states = [state.clone()]
+    for a in actions:
+        state.apply(a)
+        states.append(state.clone())
+    return game, states, doc
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    game, states, doc = load_replay(args.file)
+    actions = doc["actions"]
+    if args.html or args.gif or args.frames:
+        from meeplezoo.envs.core import replay as replay_tools
+
+        if args.html:
+            replay_tools.write_html(game, states, actions, args.html, title=f"{game.pretty_name} replay")
+            print(f"HTML replay written to {args.html}")
+        if args.gif:
+            replay_tools.write_gif(states, args.gif)
+            print(f"GIF written to {args.gif}")
+        if args.frames:
+            replay_tools.write_frames(states, args.frames)
+            print(f"PNG frames written to {args.frames}/")
+        return 0
+    print(states[0].render_text())
+    for i, a in enumerate(actions):
+        who = states[i].current_player
+        print(f"\n== decision {i + 1}/{len(actions)}: player {who}: {states[i].action_name(a)}")
+        if args.step:
+            input("[enter] ")
+        if not args.brief or i == len(actions) - 1:
+            print(states[i + 1].render_text())
+    final = states[-1]
+    print(f"\nscores: {[float(s) for s in final.scores()]}  places: {[p + 1 for p in final.placements()]}")
+    return 0
+
+
+def cmd_arena(args: argparse.Namespace) -> int:
+    from meeplezoo.training.arena import format_table, run_arena
+
+    game = game_from_args(args)
+    agents = build_agents(split_agents(args.agents), game, args.seed)
+    stats, results = run_arena(game, agents, args.games, seed=args.seed, progress=not args.quiet)
+    print(f"{game.pretty_name}, {game.num_players} players, {args.games} games, seats rotated, seed {args.seed}")
+    print(format_table(stats))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({name: {"games": s.games, "wins": s.wins, "win_rate": s.win_rate, "interval": s.interval,
+                              "mean_score": s.mean_score, "mean_margin": s.mean_margin, "mean_rank": s.mean_rank}
+                       for name, s in stats.items()}, f, indent=2)
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from meeplezoo.bench import main as bench_main
+
+    argv = ["--seconds", str(args.seconds)]
+    if args.json:
+        argv += ["--json", args.json]
+    for g in args.games or []:
+        argv += ["--game", g]
+    return bench_main(argv)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="meeplezoo", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("list", help="list the games and their rule options")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("play", help="play one game in the terminal")
+    add_game_args(p)
+    p.add_argument("--agents", default="heuristic,random", help="comma-separated agent specs, one per seat")
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--replay", metavar="FILE", help="write the (config, seed, actions) replay here")
+    p.add_argument("--show", action="store_true", help="print every decision (default with a human seat)")
+    p.add_argument("--quiet", action="store_true", help="print only the result")
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("replay", help="show a replay move by move, or export it (--html, --gif, --frames)")
+    p.add_argument("file")
+    p.add_argument("--step", action="store_true", help="wait for enter after each decision")
+    p.add_argument("--brief", action="store_true", help="print the decisions, only the final position")
+    p.add_argument("--html", metavar="FILE", help="write a self-contained HTML replay viewer")
+    p.add_argument("--gif", metavar="FILE", help="write an animated GIF")
+    p.add_argument("--frames", metavar="DIR", help="write one PNG per position")
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("arena", help="play many games with rotated seats and print win rates")
+    add_game_args(p)
+    p.add_argument("--agents", required=True, help="comma-separated agent specs, one per seat")
+    p.add_argument("--games", type=int, default=100)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", metavar="FILE", help="also write the table as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_arena)
+
+    p = sub.add_parser("bench", help="throughput of every game beside PettingZoo's connect_four_v3")
+    p.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    p.add_argument("--game", dest="games", action="append", help="only this game (repeatable)")
+    p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    p.set_defaults(func=cmd_bench)
+
+    seen = set()
+    for module in EXTRA_COMMANDS.values():
+        if module in seen:
+            continue
+        seen.add(module)
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as e:
+            if e.name == module:  # that part of the package is not there
+                continue
+            raise
+        mod.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except ValueError as e:  # bad options, unknown agents, illegal configurations
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
