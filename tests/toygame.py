@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 from meeplezoo.envs.core import CorruptStateError, Game, Layout, Option, Rng, State, as_rng
 
 

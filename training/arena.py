@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
 from meeplezoo.agents.base import Agent, act_on_state
 from meeplezoo.envs.core import Game
 
