@@ -124,7 +124,8 @@ def shaman_neighbors(diagonal: bool = False) -> tuple[tuple[int, ...], ...]:
     """Adjacency of the 24 shaman nodes (A-11): rings per level, radial steps, beach -> own meadow.
 
     ``diagonal`` adds the links to the next level in the neighbouring segments.
-    A beach node leads only to its meadow (no way back to a beach).
+    A beach node leads only to its own meadow (the first step of the summary),
+    and there is no way back to a beach.
     """
     nb: list[set[int]] = [set() for _ in range(NUM_SHAMAN_NODES)]
     for lv in (MEADOW, FOREST, MOUNTAIN):
@@ -140,6 +141,4 @@ def shaman_neighbors(diagonal: bool = False) -> tuple[tuple[int, ...], ...]:
                 nb[a].add(b)
                 nb[b].add(a)
         nb[BEACH_NODE0 + s].add(field_id(MEADOW, s))
-        if diagonal:
-            nb[BEACH_NODE0 + s].update({field_id(MEADOW, (s + 1) % NUM_SEGMENTS), field_id(MEADOW, (s - 1) % NUM_SEGMENTS)})
     return tuple(tuple(sorted(x)) for x in nb)

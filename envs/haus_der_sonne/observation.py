@@ -1,0 +1,194 @@
+"""Observation encoder of Haus der Sonne: 399 float32 values in named blocks (rules file §16.5, extended).
+
+Egocentric: "me" is the observing player, "opp" the other one.  Segments keep
+their board numbering.  Everything in this game is public except the order of
+the palm piles, whose remaining composition is shown instead.
+
+| block           | size | content                                                                  |
+|-----------------|------|--------------------------------------------------------------------------|
+| phase           | 6    | one-hot MAIN, SHAMAN, PICK, PRIESTESS, BUY_SHELL, BUY_WINDOW             |
+| round           | 2    | one-hot round 1 / 2                                                      |
+| current_pile    | 3    | one-hot of the pile refills draw from (1-, 2-, 3-palm)                   |
+| flags           | 4    | tactical variant, I am start player, I own the turn, I decide now        |
+| turn            | 1    | turns played / 150 (clipped at 1)                                        |
+| boat            | 6    | one-hot boat segment                                                     |
+| my_discs        | 35   | per disc value 1..5 one-hot {supply, beach 0..5}                         |
+| opp_discs       | 35   | same for the opponent                                                    |
+| lava_discs      | 14   | me, opp: one-hot {supply, beach 0..5} (zeros in the base game)           |
+| beach_sums      | 12   | me then opp, number-disc sum per beach / 15                              |
+| shamans         | 38   | me, opp: one-hot {village beach, field 0..17}                            |
+| statues         | 36   | me, opp: statue on field 0..17                                           |
+| statue_supply   | 2    | statues left in supply / 8, me and opp                                   |
+| crater          | 30   | per crater field one-hot 0..4 chips                                      |
+| chip_supply     | 1    | chips in supply / 4                                                      |
+| bays            | 108  | per bay (2s+k): empty, 7 face types, butterfly flag                      |
+| hands           | 12   | me, opp: shells, white, black, fish, nautilus, butterfly cards (each /8) |
+| scoring_cards   | 16   | per scoring card one-hot {board, me, opp}; priestess card available      |
+| piles           | 27   | per pile: count of each of 8 face types / 8, butterfly cards / 8         |
+| scores          | 2    | me, opp / 60                                                             |
+| landing         | 6    | one-hot landing segment during a card distribution                       |
+| pending         | 2    | shells I can spend now / 8, I-act-first flag                             |
+| window          | 1    | the opponent has passed in the buy window                                |
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..core.game import Layout
+from . import components as C
+
+if TYPE_CHECKING:
+    from .state import HausDerSonneState
+
+BLOCKS = (
+    ("phase", 6), ("round", 2), ("current_pile", 3), ("flags", 4), ("turn", 1), ("boat", 6),
+    ("my_discs", 35), ("opp_discs", 35), ("lava_discs", 14), ("beach_sums", 12), ("shamans", 38),
+    ("statues", 36), ("statue_supply", 2), ("crater", 30), ("chip_supply", 1), ("bays", 108), ("hands", 12),
+    ("scoring_cards", 16), ("piles", 27), ("scores", 2), ("landing", 6), ("pending", 2), ("window", 1),
+)
+
+
+def build_layout() -> dict[str, slice]:
+    """Name -> slice of every block (the order of ``BLOCKS``)."""
+    lay = Layout()
+    for name, n in BLOCKS:
+        lay.add(name, n)
+    return dict(lay.slices)
+
+
+LAYOUT = build_layout()
+SIZE = max(s.stop for s in LAYOUT.values())
+_O = {name: s.start for name, s in LAYOUT.items()}
+PHASE, ROUND, PILE, FLAGS, TURN, BOAT = (_O[k] for k in ("phase", "round", "current_pile", "flags", "turn", "boat"))
+MY_DISCS, OPP_DISCS, LAVA_DISCS, SUMS, SHAMANS = (_O[k] for k in ("my_discs", "opp_discs", "lava_discs",
+                                                                 "beach_sums", "shamans"))
+STATUES, STATUE_SUPPLY, CRATER, CHIP_SUPPLY, BAYS = (_O[k] for k in ("statues", "statue_supply", "crater",
+                                                                    "chip_supply", "bays"))
+HANDS, SCORING, PILES, SCORES, LANDING, PENDING, WINDOW = (_O[k] for k in ("hands", "scoring_cards", "piles",
+                                                                          "scores", "landing", "pending", "window"))
+_FT = C.FACE_TYPE
+_BF = C.FACE_BUTTERFLY
+
+
+def encode_observation(state: HausDerSonneState, player: int, out: np.ndarray | None = None) -> np.ndarray:
+    """Fill ``out`` (or a new array) with ``player``'s view of ``state``."""
+    if out is None:
+        out = np.zeros(SIZE, dtype=np.float32)
+    else:
+        out.fill(0.0)
+    me, op = player, 1 - player
+    ones = []
+    vals_i = []
+    vals_v = []
+    ph = state.phase
+    if ph < 6:
+        ones.append(PHASE + ph)
+    ones.append(ROUND + state.round - 1)
+    d = state.current_pile()
+    if d >= 0:
+        ones.append(PILE + d)
+    if state.game.tactical:
+        ones.append(FLAGS)
+    if state.start_player == me:
+        ones.append(FLAGS + 1)
+    if state.active == me:
+        ones.append(FLAGS + 2)
+    if state.current_player == me:
+        ones.append(FLAGS + 3)
+    vals_i.append(TURN)
+    vals_v.append(min(state.turn / 150.0, 1.0))
+    ones.append(BOAT + state.boat)
+    disc = state.disc
+    for base, p in ((MY_DISCS, me), (OPP_DISCS, op)):
+        k = p * 5
+        for v in range(5):
+            ones.append(base + 7 * v + disc[k + v] + 1)
+    ld = state.lava_disc
+    if state.game.tactical:
+        ones.append(LAVA_DISCS + ld[me] + 1)
+        ones.append(LAVA_DISCS + 7 + ld[op] + 1)
+    bs = state.beach_sum
+    for j, p in enumerate((me, op)):
+        for s in range(6):
+            x = bs[p * 6 + s]
+            if x:
+                vals_i.append(SUMS + 6 * j + s)
+                vals_v.append(x / 15.0)
+    sh = state.shaman
+    for j, p in enumerate((me, op)):
+        n = sh[p]
+        ones.append(SHAMANS + 19 * j + (0 if n >= C.NUM_FIELDS else n + 1))
+    st = state.statue
+    cnt = [0, 0]
+    for f in range(C.NUM_FIELDS):
+        o = st[f]
+        if o >= 0:
+            cnt[o] += 1
+            ones.append(STATUES + (0 if o == me else 18) + f)
+    vals_i += [STATUE_SUPPLY, STATUE_SUPPLY + 1]
+    vals_v += [(8 - cnt[me]) / 8.0, (8 - cnt[op]) / 8.0]
+    cr = state.crater
+    for s in range(6):
+        ones.append(CRATER + 5 * s + min(cr[s], 4))
+    vals_i.append(CHIP_SUPPLY)
+    vals_v.append((C.LAVA_CHIPS - sum(cr)) / 4.0)
+    bays = state.bays
+    for b in range(C.NUM_BAYS):
+        f = bays[b]
+        if f < 0:
+            ones.append(BAYS + 9 * b)
+        else:
+            ones.append(BAYS + 9 * b + 1 + _FT[f])
+            if _BF[f]:
+                ones.append(BAYS + 9 * b + 8)
+    for j, p in enumerate((me, op)):
+        h = state.hand[p]
+        base = HANDS + 6 * j
+        counts = (h[2] + h[3], h[6] + h[7], h[8] + h[9], h[4] + h[5], h[10] + h[11], h[3] + h[5] + h[7] + h[9] + h[11])
+        for i, x in enumerate(counts):
+            if x:
+                vals_i.append(base + i)
+                vals_v.append(x / 8.0)
+    sc = state.sc_owner
+    for i in range(C.NUM_SCORING_CARDS):
+        o = sc[i]
+        ones.append(SCORING + 3 * i + (0 if o < 0 else 1 if o == me else 2))
+    if state.priestess_available:
+        ones.append(SCORING + 15)
+    for dk, pile in enumerate(state.piles):
+        if pile:
+            tc = [0] * 9
+            for f in pile:
+                tc[_FT[f]] += 1
+                tc[8] += _BF[f]
+            base = PILES + 9 * dk
+            for i in range(9):
+                if tc[i]:
+                    vals_i.append(base + i)
+                    vals_v.append(tc[i] / 8.0)
+    vals_i += [SCORES, SCORES + 1]
+    vals_v += [state.score[me] / 60.0, state.score[op] / 60.0]
+    if state.land >= 0:
+        ones.append(LANDING + state.land)
+    if state.current_player == me and ph in (3, 4, 5):
+        vals_i.append(PENDING)
+        vals_v.append(state.shells(me) / 8.0)
+    if state.current_player == me and _acts_first(state, me):
+        ones.append(PENDING + 1)
+    if state.win_passed[op] and ph == 5:
+        ones.append(WINDOW)
+    out[ones] = 1.0
+    out[vals_i] = vals_v
+    return out
+
+
+def _acts_first(state: HausDerSonneState, me: int) -> bool:
+    """The opponent may still act after me in this landing or buy window."""
+    if state.land >= 0:
+        return state.second == 1 - me
+    if state.phase == 5 or (state.phase == 3 and state.trigger >= 0):
+        return not state.win_passed[1 - me]
+    return False

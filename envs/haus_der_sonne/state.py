@@ -1,0 +1,998 @@
+"""The Haus der Sonne rules engine (rules file ../shared/rules/haus_der_sonne.md).
+
+A turn is one MAIN decision of the active player: place a number disc on a
+beach without the boat (then SHAMAN: walk up to two fields), take a disc back
+(then SHAMAN), place a disc on the boat's beach and sail that many segments, or
+sail one segment with an empty supply.  A landing hands out the cards of the
+landing segment (PICK by the higher sum, then the other player gets the rest),
+each card is resolved at once (statue, PRIESTESS chip move, BUY_SHELL purchase),
+the discs go home and the bays are refilled from the palm piles, where lava
+cards put chips on the crater.  Emptying the 2-palm pile runs scoring 1
+(BUY_WINDOW, eruption, points), emptying the 3-palm pile runs scoring 2 and
+ends the game.  Ties go to the player who did not start.
+
+Tests may build positions directly: ``HausDerSonneState.from_position(game,
+**fields)`` or edit the public fields below and call :meth:`refresh`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..core.game import CorruptStateError, Game, Option, State
+from ..core.rng import Rng, as_rng
+from . import actions as A
+from . import components as C
+from .observation import build_layout, encode_observation
+
+# phases
+MAIN, SHAMAN, PICK, PRIESTESS, BUY_SHELL, BUY_WINDOW, GAME_OVER = range(7)
+PHASE_NAMES = ("main", "shaman", "pick", "priestess", "buy_shell", "buy_window", "game_over")
+# automatic continuation points of a landing / scoring (where play resumes after a sub-decision)
+STG_NONE, STG_SECOND, STG_FINISH, STG_WINDOW = range(4)
+
+SUPPLY = -1
+EMPTY = -1
+BOARD = -1  # owner of a scoring card still on the scoring board
+
+
+class HausDerSonneGame(Game):
+    """Static facts of one Haus der Sonne configuration (always two players)."""
+
+    name = "haus_der_sonne"
+    env_name = "haus_der_sonne_v0"
+    pretty_name = "Haus der Sonne"
+    min_players = 2
+    max_players = 2
+    default_players = 2
+    score_scale = 30.0
+    hidden_information = False
+    options_spec = (
+        Option("variant", "base", "base game, or the tactical variant (no lava cards, lava discs, no buying at "
+               "scorings)", choices=("base", "tactical")),
+        Option("deck_table", "reconstructed", "A-01/A-02: palm deck composition (components.DECK_TABLES)",
+               choices=tuple(C.DECK_TABLES)),
+        Option("shell_value_per_card", 1, "A-03: shells per shell card", bounds=(1, 3)),
+        Option("baskets_per_fish_card", 1, "A-04: baskets per fish card", bounds=(1, 3)),
+        Option("majority_rule", "strict", "A-06: statue majority needs strictly more statues (>=1); "
+               "'ties_count' also pays both players in a tied segment with statues", choices=("strict", "ties_count")),
+        Option("complete_segment_scoring", "per_segment", "A-07: complete-segment card pays 4 per complete "
+               "segment, or 4 once", choices=("per_segment", "once")),
+        Option("priestess_cost", 1, "A-08: shells to buy the board's Lava-Priestess card", choices=(1, 2)),
+        Option("priestess_board_card_reusable", True, "A-09: the bought priestess card returns and may be bought "
+               "again; False: once per round"),
+        Option("dock_segment", 0, "A-10: segment where the boat starts", bounds=(0, 5)),
+        Option("start_village", 1, "A-10/A-12: village beach of the start player's shaman", bounds=(0, 5)),
+        Option("other_village", 4, "A-10/A-12: village beach of the other shaman", bounds=(0, 5)),
+        Option("diagonal_adjacency", False, "A-11: shamans may also step diagonally to the next level"),
+        Option("takeback_tie", "allow", "A-15: take-backs may leave equal sums ('allow') or not ('forbid')",
+               choices=("allow", "forbid")),
+        Option("tie_first_picker", "active", "A-16: on equal sums at a landing the active player picks first, "
+               "or the other", choices=("active", "non_active")),
+        Option("scoring2_trigger", "pile_empty", "A-28: scoring 2 when the 3-palm pile empties, or at the first "
+               "refill that finds no card", choices=("pile_empty", "refill_impossible")),
+        Option("priestess_optional", False, "A-29: the priestess chip move may be skipped"),
+        Option("nautilus_kept_after_round1", False, "A-31: nautilus cards stay in hand after scoring 1"),
+        Option("buy_window_multi", False, "A-32: buy window alternates single purchases until both pass "
+               "(default: one decision each)"),
+        Option("shaman_protects_statue", True, "A-34: a shaman on a field protects its statue from lava"),
+        Option("statue_base_points", "none", "A-37: statues score nothing by themselves, or 1/2/3 by level at each "
+               "scoring", choices=("none", "by_level")),
+        Option("refill_gaps_at_round2_start", True, "A-39: empty bays are refilled from the 3-palm pile when "
+               "round 2 begins"),
+        Option("placement_tie_rule", "totals", "A-44: with own discs already there, the placer's new total must "
+               "differ from the opponent's ('totals') or only the placed value ('value')",
+               choices=("totals", "value")),
+        Option("shells_kept_after_round1", True, "A-47: unspent shells stay in hand through scoring 1"),
+        Option("lava_disc_return", "owner_landing", "A-49: a lava disc returns when its owner lands there, or at "
+               "any landing there", choices=("owner_landing", "any_landing")),
+        Option("tactical_priestess_buy_at_scoring", False, "A-50: tactical variant keeps the priestess card "
+               "buyable in the scoring buy window"),
+        Option("takeback_on_boat_segment", True, "A-14: discs on the boat's beach may be taken back"),
+        Option("entry_step_is_upward", True, "A-19: the beach->meadow entry step counts as the one upward step"),
+        Option("identical_cards", "type_and_butterfly", "A-20: cards are identical when face and butterfly match, "
+               "or by face type alone", choices=("type_and_butterfly", "type")),
+        Option("no_tie_on_boat_segment", True, "A-45: the no-tie rule also applies when placing on the boat's "
+               "beach"),
+        Option("tactical_chip_timing", "before_distribution", "A-40: the lava disc's chip lands before or after "
+               "the card distribution", choices=("before_distribution", "after_distribution")),
+        Option("turn_limit", 1000, "safeguard, not a rule: the game stops (scores as they stand) after this many "
+               "turns; 0 = no limit", bounds=(0, 100000)),
+    )
+
+    def _setup(self) -> None:
+        o = self.options
+        if o["start_village"] == o["other_village"]:
+            raise ValueError(
+                f"{self.name}: options start_village and other_village must differ (both {o['start_village']})"
+            )
+        self.tactical = o["variant"] == "tactical"
+        self.num_actions = A.NUM_ACTIONS
+        self.observation_layout = build_layout()
+        deck = C.DECK_TABLES[o["deck_table"]]
+        if self.tactical:
+            deck = tuple(tuple(0 if f == C.LAVA else n for f, n in enumerate(row)) for row in deck)
+        self.deck = deck
+        self.face_totals = tuple(sum(row[f] for row in deck) for f in range(C.NUM_FACES))
+        self.neighbors = C.shaman_neighbors(o["diagonal_adjacency"])
+        self.dest_actions = self._destination_table()
+
+    def _destination_table(self) -> tuple[tuple[tuple[int, ...], ...], ...]:
+        """SHAMAN action ids for every (own node, opponent node) pair (§7), computed once per configuration."""
+        entry_up = self.options["entry_step_is_upward"]
+        lvl = C.NODE_LEVEL
+        nb = self.neighbors
+
+        def up(a: int, b: int) -> bool:
+            if a >= C.NUM_FIELDS:  # beach -> meadow entry step
+                return entry_up
+            return lvl[b] > lvl[a]
+
+        table = []
+        for pos in range(C.NUM_SHAMAN_NODES):
+            row = []
+            for opp in range(C.NUM_SHAMAN_NODES):
+                dests: set[int] = set()
+                for p1 in nb[pos]:
+                    up1 = up(pos, p1)
+                    if p1 != opp:
+                        dests.add(p1)
+                    for p2 in nb[p1]:
+                        if up1 and up(p1, p2):
+                            continue
+                        if p2 != opp:
+                            dests.add(p2)
+                dests.discard(pos)
+                row.append(tuple(A.shaman_to(d) for d in sorted(dests)) + (A.SHAMAN_STAY,))
+            table.append(tuple(row))
+        return tuple(table)
+
+    def new_state(self, seed: int | None = None) -> HausDerSonneState:
+        return HausDerSonneState.initial(self, seed)
+
+
+class HausDerSonneState(State):
+    """One position.  Public fields (tests may set them, then call :meth:`refresh`):
+
+    ``round`` 1/2, ``start_player``, ``active`` (owner of the turn), ``current_player`` (who
+    decides; -1 at the end), ``phase`` (MAIN..GAME_OVER), ``turn``, ``boat`` (segment),
+    ``disc[5p + v-1]`` (segment or -1 = supply), ``lava_disc[p]`` (segment or -1),
+    ``shaman[p]`` (node 0..17 field, 18+s beach), ``statue[f]`` (owner or -1),
+    ``crater[s]`` (chips), ``bays[2s+k]`` (face or -1), ``piles[d]`` (face lists, drawn
+    from the end), ``hand[p][face]`` (counts), ``discard[face]``, ``sc_owner[i]``
+    (owner or -1), ``priestess_available``, ``score[p]``; the landing context ``land``,
+    ``second`` (second receiver or -1), ``stage``/``resume``; the buy window
+    ``trigger``, ``win_passed``, ``win_last``; ``pending_chip`` (tactical, A-40).
+    """
+
+    _game_class: ClassVar[type[Game]] = HausDerSonneGame
+    __slots__ = (
+        "game", "rng", "round", "start_player", "active", "current_player", "phase", "turn", "boat", "disc",
+        "lava_disc", "shaman", "statue", "crater", "bays", "piles", "hand", "discard", "sc_owner",
+        "priestess_available", "score", "land", "second", "resume", "trigger", "win_passed", "win_last",
+        "pending_chip", "scorings", "beach_sum", "_legal", "_mask",
+    )
+
+    # -- construction --------------------------------------------------------------
+    @classmethod
+    def initial(cls, game: HausDerSonneGame, seed: int | None = None) -> HausDerSonneState:
+        """Setup (§5): random start player, shuffled palm piles, twelve 1-palm cards in the bays."""
+        s = cls.__new__(cls)
+        s.game = game
+        s.rng = Rng(seed)
+        o = game.options
+        s.round = 1
+        s.start_player = s.rng.randbelow(2)
+        s.active = s.start_player
+        s.current_player = s.start_player
+        s.phase = MAIN
+        s.turn = 0
+        s.boat = o["dock_segment"]
+        s.disc = [SUPPLY] * (2 * C.NUM_DISCS)
+        s.lava_disc = [SUPPLY, SUPPLY]
+        s.shaman = [0, 0]
+        s.shaman[s.start_player] = C.BEACH_NODE0 + o["start_village"]
+        s.shaman[1 - s.start_player] = C.BEACH_NODE0 + o["other_village"]
+        s.statue = [EMPTY] * C.NUM_FIELDS
+        s.crater = [0] * C.NUM_SEGMENTS
+        s.piles = []
+        for row in game.deck:
+            pile = [f for f in range(C.NUM_FACES) for _ in range(row[f])]
+            s.rng.shuffle(pile)
+            s.piles.append(pile)
+        s.bays = [s.piles[0].pop() for _ in range(C.NUM_BAYS)]
+        s.hand = [[0] * C.NUM_FACES, [0] * C.NUM_FACES]
+        s.discard = [0] * C.NUM_FACES
+        s.sc_owner = [BOARD] * C.NUM_SCORING_CARDS
+        s.priestess_available = True
+        s.score = [0, 0]
+        s.land = -1
+        s.second = -1
+        s.resume = STG_NONE
+        s.trigger = -1
+        s.win_passed = [False, False]
+        s.win_last = -1
+        s.pending_chip = False
+        s.scorings = []
+        s.refresh()
+        return s
+
+    @classmethod
+    def from_position(cls, game: HausDerSonneGame, seed: int = 0, **fields: Any) -> HausDerSonneState:
+        """A setup position (from ``seed``) with ``fields`` overwritten: the way tests build positions."""
+        s = cls.initial(game, seed)
+        for k, v in fields.items():
+            if k not in cls.__slots__ or k.startswith("_") or k in ("game", "beach_sum"):
+                raise ValueError(f"haus_der_sonne: from_position got unknown field {k!r}")
+            setattr(s, k, v)
+        s.refresh()
+        return s
+
+    def refresh(self) -> None:
+        """Recompute the caches (beach sums, legal actions) after fields were edited."""
+        bs = [0] * (2 * C.NUM_SEGMENTS)
+        for i, seg in enumerate(self.disc):
+            if seg >= 0:
+                bs[(i // C.NUM_DISCS) * C.NUM_SEGMENTS + seg] += i % C.NUM_DISCS + 1
+        self.beach_sum = bs
+        self._legal = None
+        self._mask = None
+
+    def clone(self) -> HausDerSonneState:
+        s = HausDerSonneState.__new__(HausDerSonneState)
+        s.game = self.game
+        s.rng = self.rng.clone()
+        s.round = self.round
+        s.start_player = self.start_player
+        s.active = self.active
+        s.current_player = self.current_player
+        s.phase = self.phase
+        s.turn = self.turn
+        s.boat = self.boat
+        s.disc = self.disc[:]
+        s.lava_disc = self.lava_disc[:]
+        s.shaman = self.shaman[:]
+        s.statue = self.statue[:]
+        s.crater = self.crater[:]
+        s.bays = self.bays[:]
+        p = self.piles
+        s.piles = [p[0][:], p[1][:], p[2][:]]
+        h = self.hand
+        s.hand = [h[0][:], h[1][:]]
+        s.discard = self.discard[:]
+        s.sc_owner = self.sc_owner[:]
+        s.priestess_available = self.priestess_available
+        s.score = self.score[:]
+        s.land = self.land
+        s.second = self.second
+        s.resume = self.resume
+        s.trigger = self.trigger
+        s.win_passed = self.win_passed[:]
+        s.win_last = self.win_last
+        s.pending_chip = self.pending_chip
+        s.scorings = self.scorings[:]  # entries are immutable tuples
+        s.beach_sum = self.beach_sum[:]
+        s._legal = self._legal  # shared, never mutated in place
+        s._mask = self._mask
+        return s
+
+    # -- small queries -------------------------------------------------------------
+    def chips_in_supply(self) -> int:
+        return C.LAVA_CHIPS - sum(self.crater)
+
+    def statues_in_supply(self, p: int) -> int:
+        return C.STATUES_PER_PLAYER - self.statue.count(p)
+
+    def shells(self, p: int) -> int:
+        """Shells the player can spend now (A-03)."""
+        h = self.hand[p]
+        return (h[C.SHELL] + h[C.SHELL_B]) * self.game.options["shell_value_per_card"]
+
+    def current_pile(self) -> int:
+        """Index of the pile refills draw from (0: 1-palm, 1: 2-palm, 2: 3-palm), -1 when all are empty."""
+        p = self.piles
+        return 0 if p[0] else 1 if p[1] else 2 if p[2] else -1
+
+    def buy_cost(self, item: int) -> int:
+        return self.game.options["priestess_cost"] if item == C.BUY_PRIESTESS else C.SCORING_CARD_COST[item]
+
+    def buyable_items(self, p: int, window: bool = False) -> list[int]:
+        """Items of the scoring board player ``p`` can afford now (§10.4); tactical windows: priestess only."""
+        shells = self.shells(p)
+        if shells <= 0:
+            return []
+        out = []
+        if not (window and self.game.tactical):
+            sc = self.sc_owner
+            for i in range(C.NUM_SCORING_CARDS):
+                if sc[i] == BOARD and C.SCORING_CARD_COST[i] <= shells:
+                    out.append(i)
+        if self.priestess_available and self.game.options["priestess_cost"] <= shells:
+            out.append(C.BUY_PRIESTESS)
+        return out
+
+    def is_terminal(self) -> bool:
+        return self.phase == GAME_OVER
+
+    # -- legal actions -------------------------------------------------------------
+    def legal_actions(self) -> list[int]:
+        la = self._legal
+        if la is None:
+            la = self._legal = self._compute_legal()
+        return list(la)
+
+    def legal_mask(self) -> np.ndarray:
+        m = self._mask
+        if m is None:
+            la = self._legal
+            if la is None:
+                la = self._legal = self._compute_legal()
+            m = np.zeros(A.NUM_ACTIONS, dtype=bool)
+            m[list(la)] = True
+            self._mask = m
+        return m.copy()
+
+    def is_legal(self, action: int) -> bool:
+        la = self._legal
+        if la is None:
+            la = self._legal = self._compute_legal()
+        return action in la
+
+    def _compute_legal(self) -> tuple[int, ...]:
+        ph = self.phase
+        if ph == MAIN:
+            return self._main_actions()
+        if ph == SHAMAN:
+            p = self.current_player
+            return self.game.dest_actions[self.shaman[p]][self.shaman[1 - p]]
+        if ph == PICK:
+            L2 = 2 * self.land
+            return tuple(A.PICK0 + k for k in (0, 1) if self.bays[L2 + k] >= 0)
+        if ph == PRIESTESS:
+            out = [A.PRIESTESS0 + 2 * c + d for c in range(C.NUM_SEGMENTS) if self.crater[c] for d in (0, 1)]
+            if self.game.options["priestess_optional"]:
+                out.append(A.PRIESTESS_SKIP)
+            return tuple(out)
+        if ph == BUY_SHELL or ph == BUY_WINDOW:
+            items = self.buyable_items(self.current_player, ph == BUY_WINDOW)
+            return tuple(A.BUY0 + i for i in items) + (A.BUY_PASS,)
+        return ()
+
+    def placement_allowed(self, p: int, v: int, seg: int) -> bool:
+        """The no-tie rule (§6.4, A-44, A-45) for placing disc ``v`` of ``p`` on beach ``seg``."""
+        opp_sum = self.beach_sum[(1 - p) * 6 + seg]
+        if opp_sum == 0:
+            return True
+        if seg == self.boat and not self.game.options["no_tie_on_boat_segment"]:
+            return True
+        if self.game.options["placement_tie_rule"] == "totals":
+            return self.beach_sum[p * 6 + seg] + v != opp_sum
+        return v != opp_sum
+
+    def _main_actions(self) -> tuple[int, ...]:
+        p = self.current_player
+        o = self.game.options
+        disc = self.disc
+        base = p * C.NUM_DISCS
+        boat = self.boat
+        bs = self.beach_sum
+        mine = bs[p * 6: p * 6 + 6]
+        opp = bs[(1 - p) * 6: (1 - p) * 6 + 6]
+        totals = o["placement_tie_rule"] == "totals"
+        boat_rule = o["no_tie_on_boat_segment"]
+        lava_ok = self.game.tactical and self.lava_disc[p] == SUPPLY and sum(self.crater) < C.LAVA_CHIPS
+        out = []
+        lava = []
+        takes = []
+        any_supply = False
+        for v in range(1, 6):
+            seg_of = disc[base + v - 1]
+            if seg_of == SUPPLY:
+                any_supply = True
+                row = 6 * (v - 1)
+                for s in range(6):
+                    os_ = opp[s]
+                    if os_ and (s != boat or boat_rule) and (mine[s] + v if totals else v) == os_:
+                        continue
+                    out.append(row + s)
+                    if s == boat and lava_ok:
+                        lava.append(A.PLACE_LAVA0 + v - 1)
+            else:
+                if seg_of == boat and not o["takeback_on_boat_segment"]:
+                    continue
+                if o["takeback_tie"] == "forbid":
+                    left = mine[seg_of] - v
+                    if left and left == opp[seg_of]:
+                        continue
+                takes.append(A.TAKE_BACK0 + v - 1)
+        out += lava
+        out += takes
+        if not any_supply:
+            out.append(A.SAIL_ONE)
+        if not out:
+            out.append(A.PASS)  # A-18
+        return tuple(out)
+
+    # -- applying actions ---------------------------------------------------------------
+    def _apply(self, action: int) -> None:
+        self._legal = None
+        self._mask = None
+        ph = self.phase
+        if ph == MAIN:
+            self._apply_main(action)
+        elif ph == SHAMAN:
+            p = self.current_player
+            if action != A.SHAMAN_STAY:
+                self.shaman[p] = action - A.SHAMAN_TO0
+            self._end_turn()
+        elif ph == PICK:
+            k = action - A.PICK0
+            self._take_card(self.current_player, 2 * self.land + k, STG_SECOND)
+        elif ph == PRIESTESS:
+            if action != A.PRIESTESS_SKIP:
+                c = (action - A.PRIESTESS0) >> 1
+                d = 1 if (action - A.PRIESTESS0) & 1 else -1
+                self.move_lava_chip(c, (c + d) % C.NUM_SEGMENTS)
+            self._run(self.resume)
+        else:  # BUY_SHELL or BUY_WINDOW
+            p = self.current_player
+            if ph == BUY_WINDOW:
+                self.win_last = p
+                if action == A.BUY_PASS or not self.game.options["buy_window_multi"]:
+                    self.win_passed[p] = True
+            if action == A.BUY_PASS or not self._buy(p, action - A.BUY0):
+                self._run(self.resume)
+
+    def _apply_main(self, action: int) -> None:
+        p = self.current_player
+        if action < A.PLACE_LAVA0:
+            v, seg = action // 6 + 1, action % 6
+            self._put_disc(p, v, seg)
+            if seg == self.boat:
+                self.sail(v)  # action B
+            else:
+                self.phase = SHAMAN  # action A1
+        elif action < A.TAKE_BACK0:  # action B with the lava disc (tactical, §14)
+            v = action - A.PLACE_LAVA0 + 1
+            self._put_disc(p, v, self.boat)
+            self.lava_disc[p] = self.boat
+            self.sail(v, lava=True)
+        elif action < A.SAIL_ONE:  # action A2
+            v = action - A.TAKE_BACK0 + 1
+            i = p * C.NUM_DISCS + v - 1
+            self.beach_sum[p * 6 + self.disc[i]] -= v
+            self.disc[i] = SUPPLY
+            self.phase = SHAMAN
+        elif action == A.SAIL_ONE:  # action C
+            self.sail(1)
+        else:  # PASS (A-18)
+            self._end_turn()
+
+    def _put_disc(self, p: int, v: int, seg: int) -> None:
+        self.disc[p * C.NUM_DISCS + v - 1] = seg
+        self.beach_sum[p * 6 + seg] += v
+
+    def sail(self, steps: int, lava: bool = False) -> None:
+        """Move the boat clockwise and resolve the landing (§6.2, §6.3, §8)."""
+        self.boat = (self.boat + steps) % C.NUM_SEGMENTS
+        if lava:
+            if self.game.options["tactical_chip_timing"] == "before_distribution":
+                self.place_lava_chip(self.boat)
+            else:
+                self.pending_chip = True
+        self.resolve_boat_landing(self.boat)
+
+    def place_lava_chip(self, seg: int) -> None:
+        """A chip from the supply onto crater ``seg`` (none left: no effect, A-05)."""
+        if sum(self.crater) < C.LAVA_CHIPS:
+            self.crater[seg] += 1
+
+    def move_lava_chip(self, src: int, dst: int) -> None:
+        self.crater[src] -= 1
+        self.crater[dst] += 1
+
+    def landing_receivers(self, seg: int) -> list[int]:
+        """Who receives cards at a landing on ``seg``, in picking order (§8, A-16, A-17)."""
+        a = self.active
+        o = 1 - a
+        sa = self.beach_sum[a * 6 + seg]
+        so = self.beach_sum[o * 6 + seg]
+        if sa and so:
+            if sa > so:
+                return [a, o]
+            if so > sa:
+                return [o, a]
+            return [a, o] if self.game.options["tie_first_picker"] == "active" else [o, a]
+        if sa:
+            return [a]
+        if so:
+            return [o]
+        return []
+
+    def cards_identical(self, f1: int, f2: int) -> bool:
+        """A-20: the identical-cards rule compares face and butterfly (or the face type only)."""
+        if f1 < 0 or f2 < 0:
+            return False
+        if self.game.options["identical_cards"] == "type":
+            return C.FACE_TYPE[f1] == C.FACE_TYPE[f2]
+        return f1 == f2
+
+    def resolve_boat_landing(self, seg: int) -> None:
+        """Hand out the cards of ``seg``: the first receiver picks, the second gets the rest (§8)."""
+        self.land = seg
+        recv = self.landing_receivers(seg)
+        b0, b1 = self.bays[2 * seg], self.bays[2 * seg + 1]
+        identical = self.cards_identical(b0, b1)
+        self.second = recv[1] if len(recv) == 2 and not identical else -1
+        if not recv or (b0 < 0 and b1 < 0):
+            self._run(STG_FINISH)
+            return
+        first = recv[0]
+        if b0 >= 0 and b1 >= 0 and b0 != b1:
+            self.phase = PICK
+            self.current_player = first
+            return
+        self._take_card(first, 2 * seg if b0 >= 0 else 2 * seg + 1, STG_SECOND)
+
+    def _take_card(self, p: int, bay: int, then: int) -> None:
+        face = self.bays[bay]
+        self.bays[bay] = EMPTY
+        self.resume = then
+        if not self.receive_card(p, face):
+            self._run(then)
+
+    def receive_card(self, p: int, face: int) -> bool:
+        """Resolve a received palm card (§10); True when ``p`` now has a decision to make."""
+        if face == C.STATUE:
+            self.discard[face] += 1
+            self.build_statue(p)
+            return False
+        if face == C.PRIESTESS:
+            self.discard[face] += 1
+            return self.priestess_effect(p)
+        self.hand[p][face] += 1
+        if face == C.SHELL or face == C.SHELL_B:
+            if self.buyable_items(p):
+                self.phase = BUY_SHELL
+                self.current_player = p
+                return True
+        return False
+
+    def build_statue(self, p: int) -> bool:
+        """Statue card (§10.1): build where the shaman stands, if that field is a free building field."""
+        f = self.shaman[p]
+        if f < C.NUM_FIELDS and self.statue[f] == EMPTY and self.statues_in_supply(p) > 0:
+            self.statue[f] = p
+            return True
+        return False
+
+    def priestess_effect(self, p: int) -> bool:
+        """Lava priestess (§10.2): the lava disc comes home (tactical); a chip move if any chip is on the crater."""
+        if self.game.tactical:
+            self.lava_disc[p] = SUPPLY
+        if sum(self.crater) == 0:
+            return False
+        self.phase = PRIESTESS
+        self.current_player = p
+        return True
+
+    def _buy(self, p: int, item: int) -> bool:
+        """Pay with shell cards (plain ones first, A-48) and take ``item``; True when a PRIESTESS decision follows."""
+        per = self.game.options["shell_value_per_card"]
+        cards = -(-self.buy_cost(item) // per)
+        h = self.hand[p]
+        for f in C.SHELL_FACES:
+            n = min(cards, h[f])
+            h[f] -= n
+            self.discard[f] += n
+            cards -= n
+        if item == C.BUY_PRIESTESS:
+            if not self.game.options["priestess_board_card_reusable"]:
+                self.priestess_available = False
+            return self.priestess_effect(p)
+        self.sc_owner[item] = p
+        return False
+
+    def _run(self, stage: int) -> None:
+        """Continue automatic play from ``stage`` until someone must decide (or the turn ends)."""
+        if stage == STG_SECOND:
+            L = self.land
+            q = self.second
+            self.second = -1
+            if q >= 0:
+                for k in (0, 1):
+                    if self.bays[2 * L + k] >= 0:
+                        self._take_card(q, 2 * L + k, STG_FINISH)  # A-23: automatic receipt
+                        return
+            stage = STG_FINISH
+        if stage == STG_FINISH:
+            if self.finish_landing():
+                self.start_scoring(self.active)
+            else:
+                self._end_turn()
+            return
+        if stage == STG_WINDOW:
+            self._next_buyer()
+            return
+        self._end_turn()
+
+    def finish_landing(self) -> bool:
+        """Discs go home, lava discs return (§14), the bays refill (§9); True if a scoring was triggered."""
+        L = self.land
+        if self.pending_chip:
+            self.pending_chip = False
+            self.place_lava_chip(L)
+        disc = self.disc
+        for i in range(2 * C.NUM_DISCS):
+            if disc[i] == L:
+                disc[i] = SUPPLY
+        self.beach_sum[L] = 0
+        self.beach_sum[6 + L] = 0
+        if self.game.tactical:
+            if self.game.options["lava_disc_return"] == "any_landing":
+                for p in (0, 1):
+                    if self.lava_disc[p] == L:
+                        self.lava_disc[p] = SUPPLY
+            elif self.lava_disc[self.active] == L:
+                self.lava_disc[self.active] = SUPPLY
+        self.land = -1
+        return self.refill(L)
+
+    def draw_into(self, bay: int) -> int:
+        """Draw palm cards into an empty bay (§9.1); lava cards put chips at the boat (A-25: keep drawing).
+
+        Returns 0 normally, 1 when the draw emptied the pile whose exhaustion triggers the round's
+        scoring, 2 when no card was left for the bay (scoring 2 under ``refill_impossible``).
+        """
+        piles = self.piles
+        r1 = self.round == 1
+        while True:
+            d = 0 if piles[0] else 1 if piles[1] else 2 if piles[2] else -1
+            if d < 0 or (r1 and d == 2):
+                return 2
+            face = piles[d].pop()
+            if face == C.LAVA:
+                self.discard[face] += 1
+                self.place_lava_chip(self.boat)
+            else:
+                self.bays[bay] = face
+            if not piles[d] and ((d == 1 and r1) or (d == 2 and self.game.options["scoring2_trigger"] == "pile_empty")):
+                return 1
+            if face != C.LAVA:
+                return 0
+
+    def refill(self, seg: int) -> bool:
+        """Refill both bays of ``seg`` (A-24, A-51); True when a scoring triggers."""
+        for bay in (2 * seg, 2 * seg + 1):
+            if self.bays[bay] < 0:
+                r = self.draw_into(bay)
+                if r == 1:
+                    return True
+                if r == 2:
+                    return self.round == 2 and self.game.options["scoring2_trigger"] == "refill_impossible"
+        return False
+
+    # -- scoring -------------------------------------------------------------------
+    def start_scoring(self, trigger: int) -> None:
+        """Scoring phase (§11): buy window (base game), eruption, points."""
+        self.trigger = trigger
+        self.win_passed = [False, False]
+        self.win_last = -1
+        if self.game.tactical and not self.game.options["tactical_priestess_buy_at_scoring"]:
+            self.erupt_and_score()
+            return
+        self._next_buyer()
+
+    def _next_buyer(self) -> None:
+        """Give the buy window to the next player who may still buy (A-32), else erupt."""
+        c = self.trigger if self.win_last < 0 else 1 - self.win_last
+        for _ in range(2):
+            if not self.win_passed[c]:
+                if self.buyable_items(c, window=True):
+                    self.phase = BUY_WINDOW
+                    self.current_player = c
+                    self.resume = STG_WINDOW
+                    return
+                self.win_passed[c] = True
+            c = 1 - c
+        self.erupt_and_score()
+
+    def erupt(self) -> list[int]:
+        """Eruption (§11.2): chips flow down their segment and destroy statues; returns destroyed fields."""
+        protect = self.game.options["shaman_protects_statue"]
+        destroyed = []
+        for s in range(C.NUM_SEGMENTS):
+            n = self.crater[s]
+            for i in range(min(n, 3)):  # A-33
+                f = C.LAVA_PATH[s][i]
+                if self.statue[f] >= 0 and not (protect and f in self.shaman):
+                    self.statue[f] = EMPTY
+                    destroyed.append(f)
+            self.crater[s] = 0
+        return destroyed
+
+    def scoring_points(self, p: int, final: bool) -> dict[str, int]:
+        """Points of ``p`` at a scoring on the current board and hands (§11.3)."""
+        o = self.game.options
+        h = self.hand[p]
+        hq = self.hand[1 - p]
+        pts: dict[str, int] = {}
+        per = o["baskets_per_fish_card"]
+        mine, theirs = (h[C.FISH] + h[C.FISH_B]) * per, (hq[C.FISH] + hq[C.FISH_B]) * per
+        pts["fish"] = C.FISH_MAJORITY_POINTS if mine > theirs else 0
+        w, b = h[C.WHITE] + h[C.WHITE_B], h[C.BLACK] + h[C.BLACK_B]
+        pairs = min(w, b)
+        pts["pearls"] = C.PEARL_PAIR_POINTS * pairs + C.WHITE_POINTS * (w - pairs) + C.BLACK_POINTS * (b - pairs)
+        pts["nautilus"] = C.NAUTILUS_POINTS * (h[C.NAUTILUS] + h[C.NAUTILUS_B])
+        st = self.statue
+        sc = self.sc_owner
+        if sc[C.SC_BUTTERFLIES] == p:
+            pts["butterflies"] = sum(h[f] for f in C.BUTTERFLY_FACES)
+        if sc[C.SC_MAJORITY] == p:
+            n = 0
+            for fields in C.SEGMENT_FIELDS:
+                m = sum(1 for f in fields if st[f] == p)
+                t = sum(1 for f in fields if st[f] == 1 - p)
+                if m > t or (o["majority_rule"] == "ties_count" and m == t and m > 0):
+                    n += 1
+            pts["majority"] = C.MAJORITY_POINTS * n
+        if sc[C.SC_COMPLETE] == p:
+            n = sum(1 for fields in C.SEGMENT_FIELDS if all(st[f] == p for f in fields))
+            if o["complete_segment_scoring"] == "once":
+                n = min(n, 1)
+            pts["complete"] = C.COMPLETE_POINTS * n
+        if sc[C.SC_FOREST] == p:
+            pts["forest"] = C.FOREST_POINTS * sum(1 for f in range(6, 12) if st[f] == p)
+        if sc[C.SC_MOUNTAIN] == p:
+            pts["mountain"] = C.MOUNTAIN_POINTS * sum(1 for f in range(12, 18) if st[f] == p)
+        if o["statue_base_points"] == "by_level":
+            pts["statues"] = sum(C.STATUE_LEVEL_POINTS[C.FIELD_LEVEL[f] - 1] for f in range(18) if st[f] == p)
+        if final:
+            pts["shells"] = C.SHELL_END_POINTS * (h[C.SHELL] + h[C.SHELL_B])
+        return pts
+
+    def erupt_and_score(self) -> None:
+        """Eruption, points, then round 2 (§11.4) or the end (§11.5)."""
+        self.erupt()
+        final = self.round == 2
+        pts = [self.scoring_points(p, final) for p in (0, 1)]
+        for p in (0, 1):
+            self.score[p] += sum(pts[p].values())
+        # a snapshot of what was scored, for replays and independent score checks
+        self.scorings.append((self.round, tuple(self.statue), tuple(self.shaman), tuple(map(tuple, self.hand)),
+                              tuple(self.sc_owner), tuple(sum(x.values()) for x in pts)))
+        if final:
+            self._game_over()
+            return
+        if not self.prepare_round_two():
+            self._end_turn()
+
+    def prepare_round_two(self) -> bool:
+        """After scoring 1 (§11.4): scoring cards back, hand clean-up, round 2, refill the gaps (A-39).
+
+        Returns True in the corner case where that refill empties the 3-palm pile and scoring 2 starts.
+        """
+        o = self.game.options
+        self.sc_owner = [BOARD] * C.NUM_SCORING_CARDS
+        self.priestess_available = True
+        for p in (0, 1):
+            h = self.hand[p]
+            drop = () if o["nautilus_kept_after_round1"] else C.NAUTILUS_FACES
+            if not o["shells_kept_after_round1"]:
+                drop = drop + C.SHELL_FACES
+            for f in drop:
+                self.discard[f] += h[f]
+                h[f] = 0
+        self.round = 2
+        if o["refill_gaps_at_round2_start"]:
+            for i in range(C.NUM_SEGMENTS):
+                seg = (self.boat + i) % C.NUM_SEGMENTS
+                for bay in (2 * seg, 2 * seg + 1):
+                    if self.bays[bay] < 0 and self.piles[2]:
+                        if self.draw_into(bay) == 1:
+                            # the 3-palm pile ran out while setting up round 2: scoring 2 at once
+                            self.start_scoring(self.trigger)
+                            return True
+        return False
+
+    def _end_turn(self) -> None:
+        if self.phase == GAME_OVER:
+            return
+        self.active = 1 - self.active
+        self.turn += 1
+        self.trigger = -1
+        self.resume = STG_NONE
+        self.win_passed = [False, False]
+        self.win_last = -1
+        limit = self.game.options["turn_limit"]
+        if limit and self.turn >= limit:
+            self._game_over()
+            return
+        self.phase = MAIN
+        self.current_player = self.active
+
+    def _game_over(self) -> None:
+        self.phase = GAME_OVER
+        self.current_player = -1
+        self.land = -1
+        self.second = -1
+
+    # -- results -------------------------------------------------------------------
+    def scores(self) -> list[float]:
+        return [float(self.score[0]), float(self.score[1])]
+
+    def rank_keys(self) -> list[tuple]:
+        """Score, then the tie-break: the player who did not start wins ties (§11.5)."""
+        return [(self.score[p], int(p != self.start_player)) for p in (0, 1)]
+
+    # -- information -----------------------------------------------------------------
+    def observe(self, player: int) -> np.ndarray:
+        return encode_observation(self, player)
+
+    def determinize(self, player: int, rng: Any = None) -> HausDerSonneState:
+        """Reshuffle each palm pile (its composition is public, its order is not) and re-seed."""
+        r = as_rng(rng)
+        s = self.clone()
+        for pile in s.piles:
+            r.shuffle(pile)
+        s.rng = Rng(r.next64())
+        return s
+
+    def action_name(self, action: int) -> str:
+        return A.action_name(action)
+
+    def render_text(self) -> str:
+        from .render import render_text
+
+        return render_text(self)
+
+    def render_rgb(self) -> np.ndarray:
+        from .render import render_rgb
+
+        return render_rgb(self)
+
+    # -- persistence -----------------------------------------------------------------
+    _INT_FIELDS = ("round", "start_player", "active", "current_player", "phase", "turn", "boat", "land", "second",
+                   "resume", "trigger", "win_last")
+    _LIST_FIELDS = ("disc", "lava_disc", "shaman", "statue", "crater", "bays", "discard", "sc_owner", "score")
+
+    def _to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {k: getattr(self, k) for k in self._INT_FIELDS}
+        for k in self._LIST_FIELDS:
+            d[k] = list(getattr(self, k))
+        d["rng"] = self.rng.s
+        d["piles"] = [list(p) for p in self.piles]
+        d["hand"] = [list(h) for h in self.hand]
+        d["priestess_available"] = self.priestess_available
+        d["pending_chip"] = self.pending_chip
+        d["win_passed"] = list(self.win_passed)
+        d["scorings"] = [[r, list(st), list(sh), [list(h) for h in hd], list(sc), list(pt)]
+                         for r, st, sh, hd, sc, pt in self.scorings]
+        return d
+
+    @classmethod
+    def _from_dict(cls, game: Game, data: dict[str, Any]) -> HausDerSonneState:
+        assert isinstance(game, HausDerSonneGame)
+        if not isinstance(data, dict):
+            raise CorruptStateError("haus_der_sonne: state must be an object")
+        expected = set(cls._INT_FIELDS) | set(cls._LIST_FIELDS) | {
+            "rng", "piles", "hand", "priestess_available", "pending_chip", "win_passed", "scorings"}
+        if set(data) != expected:
+            raise CorruptStateError(f"haus_der_sonne: state keys differ: missing {sorted(expected - set(data))}, "
+                                    f"unexpected {sorted(set(data) - expected)}")
+
+        def bad(msg: str) -> CorruptStateError:
+            return CorruptStateError(f"haus_der_sonne: corrupt saved state: {msg}")
+
+        def is_int(x: Any) -> bool:
+            return isinstance(x, int) and not isinstance(x, bool)
+
+        def int_list(name: str, n: int, lo: int, hi: int) -> list[int]:
+            v = data[name]
+            if not isinstance(v, list) or len(v) != n or not all(is_int(x) and lo <= x <= hi for x in v):
+                raise bad(f"{name} must be {n} ints in [{lo}, {hi}], got {v!r}")
+            return list(v)
+
+        s = cls.__new__(cls)
+        s.game = game
+        for k in cls._INT_FIELDS:
+            if not is_int(data[k]):
+                raise bad(f"{k} must be an int, got {data[k]!r}")
+            setattr(s, k, data[k])
+        ranges = {"round": (1, 2), "start_player": (0, 1), "active": (0, 1), "current_player": (-1, 1),
+                  "phase": (0, GAME_OVER), "turn": (0, 10**7), "boat": (0, 5), "land": (-1, 5), "second": (-1, 1),
+                  "resume": (STG_NONE, STG_WINDOW), "trigger": (-1, 1), "win_last": (-1, 1)}
+        for k, (lo, hi) in ranges.items():
+            if not lo <= getattr(s, k) <= hi:
+                raise bad(f"{k}={getattr(s, k)} outside [{lo}, {hi}]")
+        if not is_int(data["rng"]) or not 0 <= data["rng"] < 2**64:
+            raise bad("rng must be a 64-bit unsigned int")
+        s.rng = Rng(data["rng"])
+        s.disc = int_list("disc", 2 * C.NUM_DISCS, -1, 5)
+        s.lava_disc = int_list("lava_disc", 2, -1, 5)
+        if not game.tactical and s.lava_disc != [SUPPLY, SUPPLY]:
+            raise bad("lava discs are used only in the tactical variant")
+        s.shaman = int_list("shaman", 2, 0, C.NUM_SHAMAN_NODES - 1)
+        if s.shaman[0] == s.shaman[1]:
+            raise bad("both shamans on one node")
+        s.statue = int_list("statue", C.NUM_FIELDS, -1, 1)
+        s.crater = int_list("crater", C.NUM_SEGMENTS, 0, C.LAVA_CHIPS)
+        if sum(s.crater) > C.LAVA_CHIPS:
+            raise bad(f"{sum(s.crater)} lava chips on the crater (there are {C.LAVA_CHIPS})")
+        s.bays = int_list("bays", C.NUM_BAYS, -1, C.NUM_FACES - 1)
+        if C.LAVA in s.bays:
+            raise bad("a lava card lies in a bay")
+        s.discard = int_list("discard", C.NUM_FACES, 0, 100)
+        s.sc_owner = int_list("sc_owner", C.NUM_SCORING_CARDS, -1, 1)
+        s.score = int_list("score", 2, 0, 10**6)
+        piles = data["piles"]
+        if not isinstance(piles, list) or len(piles) != C.PALM_DECKS:
+            raise bad("piles must be a list of three lists")
+        s.piles = []
+        for d, pile in enumerate(piles):
+            if not isinstance(pile, list) or not all(is_int(x) and 0 <= x < C.NUM_FACES for x in pile):
+                raise bad(f"pile {d} must hold face ids")
+            s.piles.append(list(pile))
+        hands = data["hand"]
+        if not isinstance(hands, list) or len(hands) != 2:
+            raise bad("hand must be two lists")
+        s.hand = []
+        for h in hands:
+            if not isinstance(h, list) or len(h) != C.NUM_FACES or not all(is_int(x) and x >= 0 for x in h):
+                raise bad(f"a hand must be {C.NUM_FACES} counts")
+            if any(h[f] for f in range(C.NUM_FACES) if f not in C.KEPT_FACES):
+                raise bad("a hand holds a card that is never kept (statue, priestess, lava)")
+            s.hand.append(list(h))
+        # conservation of cards: every card in exactly one place, per face and per palm back
+        for f in range(C.NUM_FACES):
+            n = sum(p.count(f) for p in s.piles) + s.bays.count(f) + s.hand[0][f] + s.hand[1][f] + s.discard[f]
+            if n != game.face_totals[f]:
+                raise bad(f"{n} cards of face {C.FACE_NAMES[f]} found, the deck has {game.face_totals[f]}")
+            for d in range(C.PALM_DECKS):
+                if s.piles[d].count(f) > game.deck[d][f]:
+                    raise bad(f"pile {d} holds too many {C.FACE_NAMES[f]} cards")
+        for p in (0, 1):
+            if s.statue.count(p) > C.STATUES_PER_PLAYER:
+                raise bad(f"player {p} has more than {C.STATUES_PER_PLAYER} statues on the board")
+        for k in ("priestess_available", "pending_chip"):
+            if not isinstance(data[k], bool):
+                raise bad(f"{k} must be a bool")
+        s.priestess_available = data["priestess_available"]
+        s.pending_chip = data["pending_chip"]
+        wp = data["win_passed"]
+        if not isinstance(wp, list) or len(wp) != 2 or not all(isinstance(x, bool) for x in wp):
+            raise bad("win_passed must be two bools")
+        s.win_passed = list(wp)
+        sc = data["scorings"]
+        if not isinstance(sc, list) or len(sc) > 2:
+            raise bad("scorings must be a list of at most two entries")
+        s.scorings = []
+        for e in sc:
+            if not isinstance(e, list) or len(e) != 6:
+                raise bad("a scoring entry must have six parts")
+            r, st, sh, hd, own, pt = e
+            s.scorings.append((r, tuple(st), tuple(sh), tuple(tuple(h) for h in hd), tuple(own), tuple(pt)))
+        # phase consistency
+        if s.phase == GAME_OVER:
+            if s.current_player != -1:
+                raise bad("a finished game has no current player")
+        else:
+            if s.current_player not in (0, 1):
+                raise bad("a running game needs a current player")
+            if s.phase in (MAIN, SHAMAN) and s.current_player != s.active:
+                raise bad("MAIN and SHAMAN decisions belong to the active player")
+            if s.phase == PICK and (s.land < 0 or min(s.bays[2 * s.land], s.bays[2 * s.land + 1]) < 0):
+                raise bad("PICK needs two cards at the landing segment")
+            if s.phase == BUY_WINDOW and s.trigger < 0:
+                raise bad("a buy window needs a triggering player")
+            if s.phase == PRIESTESS and sum(s.crater) == 0 and not game.options["priestess_optional"]:
+                raise bad("PRIESTESS without any lava chip")
+        s.refresh()
+        if s.phase != GAME_OVER and not s._compute_legal():
+            raise bad("no legal action in this position")
+        return s
+
+
+HausDerSonneGame.state_class = HausDerSonneState
