@@ -1,0 +1,1098 @@
+"""The Kerala rules engine (rules file ``shared/rules/kerala.md``).
+
+Each player builds a festival platform of tiles on a square grid.  A round:
+the start player draws one tile per player into the offer; in turn order each
+player takes one tile and places it next to one of their two elephants (on an
+empty cell or on top of a stack), the elephant walking onto it, or passes (at
+most twice).  Move-elephant and move-tile tiles grant an optional action.
+When the bag is empty and the round is over, each platform keeps one area per
+colour (two of the own colour), the rest is removed at -2 per tile, and the
+highest total wins (ties share the win).
+
+Representation (cheap to clone, no deepcopy):
+
+* a platform is a dict ``cell -> tuple of tile codes`` (bottom first), where a
+  cell is an index into a padded ``(S+2) x (S+2)`` grid (a ring of blocked
+  cells surrounds the ``S x S`` window of rules file §13.3, so neighbour steps
+  never need bounds checks) and a tile code is ``tile_id * 4 + orientation``;
+* elephants are a sorted pair of cells per player (elephant 0 is on the
+  smaller cell); both share the start cell until the first placement;
+* the bag is a list of tile ids; each round's offer is drawn from it with the
+  state's own :class:`Rng`, so a clone replays the same future and
+  :meth:`determinize` only needs to resample what nobody has seen.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations, product
+from typing import Any
+
+import numpy as np
+
+from ..core.game import CorruptStateError, Game, IllegalActionError, Option, State
+from ..core.rng import Rng, as_rng
+from . import components as C
+from .actions import PICK_IDS, ActionCodec
+
+# ---------------------------------------------------------------------------------------------
+# Game: the static facts of one configuration
+# ---------------------------------------------------------------------------------------------
+
+
+class KeralaGame(Game):
+    """Kerala for 2-5 players; every assumption of the rules file is an option."""
+
+    name = "kerala"
+    env_name = "kerala_v0"
+    pretty_name = "Kerala"
+    min_players = 2
+    max_players = 5
+    default_players = 2
+    score_scale = 30.0
+    hidden_information = False
+    options_spec = (
+        Option("tile_composition", "default",
+               "A-01: per-colour tile counts (default: 8x1, 4x2, 2x3 symbols, 4 edge tiles, 1 of each action; "
+               "with_blanks: 2x0, 6x1, 4x2, 2x3)", choices=tuple(C.TILE_COMPOSITIONS)),
+        Option("move_tile_dest_rule", "platform_adjacent",
+               "A-09: the moved stack must touch the rest of the platform (elephant_adjacent: also an elephant's tile)",
+               choices=("platform_adjacent", "elephant_adjacent")),
+        Option("move_tile_may_rotate", True, "A-12: the moved stack may be turned (matters for an edge tile on top)"),
+        Option("edge_bonus_layers", "top_only",
+               "A-18: which layers take part in the colored-edge bonus", choices=("top_only", "any")),
+        Option("board_radius", 10, "A-20: the platform window is (2r+1)^2 cells around the start tile; moves "
+               "leaving it are illegal", type=int, bounds=(3, 40)),
+        Option("hole_definition", "enclosed_region",
+               "A-21: a hole is any enclosed empty region, or only an empty cell with four occupied neighbours",
+               choices=("enclosed_region", "four_sided_cell")),
+        Option("hole_scope", "no_new", "A-21: a move-tile action may create no new hole (none_after: leave none)",
+               choices=("no_new", "none_after")),
+        Option("colour_presence_layers", "top_only",
+               "A-22: which layers make a colour present for the missing-colour penalty", choices=("top_only", "any")),
+        Option("pass_mode", "take_nothing",
+               "passing takes no tile, leftovers leave at round end [R] (discard_chosen: the seed's reading, the "
+               "passer discards an offer tile at once)", choices=("take_nothing", "discard_chosen")),
+        Option("own_colour_areas", 2, "areas of the own colour kept at scoring [R] (1: the seed's reading)",
+               choices=(1, 2)),
+        Option("first_start_player", "seat0", "who starts the first round (age is not modelled)",
+               choices=("seat0", "random")),
+        Option("keep_choice", "optimal", "choice of kept areas at scoring: optimal enumeration, or greedy by value "
+               "(a speed approximation)", choices=("optimal", "greedy")),
+        Option("start_tile_symbols", 1, "elephant symbols on the start tile ([R*] 1)", choices=(0, 1)),
+        Option("tiebreak", "shared", "tied totals share the win [R] (removed_then_standing: an experimental chain: "
+               "fewer removed tiles, then more standing elephants)", choices=("shared", "removed_then_standing")),
+    )
+
+    def _setup(self) -> None:
+        o = self.options
+        n = self.num_players
+        self.player_colours: tuple[int, ...] = tuple(range(n))  # seat i plays colour i
+        self.setup_removals = C.SETUP_REMOVALS[n]
+        self.total_rounds = (C.NUM_GAME_TILES - self.setup_removals) // n
+        self.radius = o["board_radius"]
+        self.side = s = 2 * self.radius + 1
+        self.width = w = s + 2  # padded grid width
+        self.codec = ActionCodec(self.radius, o["pass_mode"] == "discard_chosen")
+        self.num_actions = self.codec.num_actions
+        self.num_cells = s * s
+        self.start_cell = (self.radius + 1) * w + self.radius + 1
+        # padded index <-> window cell; blocked marks the ring outside the window
+        self.pad_to_cell = [-1] * (w * w)
+        self.cell_to_pad = [0] * (s * s)
+        self.blocked = bytearray([1]) * (w * w)
+        for r in range(s):
+            for c in range(s):
+                i = (r + 1) * w + c + 1
+                self.pad_to_cell[i] = r * s + c
+                self.cell_to_pad[r * s + c] = i
+                self.blocked[i] = 0
+        self.delta = tuple(dr * w + dc for dr, dc in C.DIRECTIONS)
+        self._build_tiles()
+        from .observation import build_layout
+
+        self.observation_layout = build_layout(self)
+
+    def _build_tiles(self) -> None:
+        """Per tile id (100 game tiles, then 5 start tiles): colour, kind, symbols, second colour, type."""
+        counts = C.TILE_COMPOSITIONS[self.options["tile_composition"]]
+        colour, kind, symbols, second, ttype = [], [], [], [], []
+        for c in range(C.NUM_COLOURS):
+            others = C.other_colours(c)
+            for k, count in enumerate(counts):
+                for _ in range(count):
+                    colour.append(c)
+                    kd = C.TYPE_KIND[k]
+                    kind.append(kd)
+                    symbols.append(C.KIND_SYMBOLS[kd])
+                    second.append(others[k - 4] if kd == C.KIND_EDGE else -1)
+                    ttype.append(c * C.TYPES_PER_COLOUR + k)
+        assert len(colour) == C.NUM_GAME_TILES, "a composition must have 20 tiles per colour"
+        for c in range(C.NUM_COLOURS):
+            colour.append(c)
+            kind.append(C.KIND_START)
+            symbols.append(self.options["start_tile_symbols"])
+            second.append(-1)
+            ttype.append(-1)
+        self.tile_colour, self.tile_kind, self.tile_symbols = colour, kind, symbols
+        self.tile_second, self.tile_type = second, ttype
+        self.type_count = [0] * C.NUM_TILE_TYPES
+        for t in range(C.NUM_GAME_TILES):
+            self.type_count[ttype[t]] += 1
+        # offer order: by tile type, then id (identical tiles sit next to each other)
+        self.offer_key = [ttype[t] * 256 + t for t in range(C.NUM_GAME_TILES)]
+        # by tile code (id*4 + orientation), for the hot path
+        self.code_colour = [colour[t] for t in range(len(colour)) for _ in range(4)]
+        self.code_symbols = [symbols[t] for t in range(len(colour)) for _ in range(4)]
+        self.code_edge_target = [  # second colour if the code is an edge tile, else -1
+            second[t] for t in range(len(colour)) for _ in range(4)
+        ]
+
+    # -- helpers for tests and tools -----------------------------------------------------------
+    def tiles_matching(self, colour: str | int, kind: str | int, second: str | int | None = None) -> list[int]:
+        """Ids of the game tiles of a colour and kind (and second colour), e.g. ("red", "sym3")."""
+        c = C.COLOURS.index(colour) if isinstance(colour, str) else colour
+        k = C.KIND_NAMES.index(kind) if isinstance(kind, str) else kind
+        s2 = C.COLOURS.index(second) if isinstance(second, str) else second
+        if k == C.KIND_START:
+            return [C.START_TILE_BASE + c]
+        return [t for t in range(C.NUM_GAME_TILES) if self.tile_colour[t] == c and self.tile_kind[t] == k
+                and (s2 is None or self.tile_second[t] == s2)]
+
+    def tile_name(self, tile: int) -> str:
+        kind = self.tile_kind[tile]
+        name = f"{C.COLOURS[self.tile_colour[tile]]} {C.KIND_NAMES[kind]}"
+        if kind == C.KIND_EDGE:
+            name += f" ({C.COLOURS[self.tile_second[tile]]})"
+        return name
+
+    def cell_of(self, row: int, col: int) -> int:
+        """Padded cell of the position (row, col) relative to the start tile."""
+        if not (-self.radius <= row <= self.radius and -self.radius <= col <= self.radius):
+            raise ValueError(f"kerala: position ({row},{col}) is outside the window of radius {self.radius}")
+        return self.start_cell + row * self.width + col
+
+    def pos_of(self, cell: int) -> tuple[int, int]:
+        """(row, col) relative to the start tile of a padded cell."""
+        r, c = divmod(cell, self.width)
+        return r - self.radius - 1, c - self.radius - 1
+
+    def new_state(self, seed: int | None = None) -> KeralaState:
+        return KeralaState.new_game(self, seed)
+
+
+# ---------------------------------------------------------------------------------------------
+# Final scoring (rules file §9)
+# ---------------------------------------------------------------------------------------------
+
+
+class PlatformScore:
+    """A platform scored as at the end of the game (kept areas chosen, removal applied)."""
+
+    __slots__ = ("areas", "area_of", "kept", "symbols", "edges", "removed_tiles", "missing", "standing",
+                 "area_count")
+
+    def __init__(self) -> None:
+        self.areas: list[tuple[int, list[int]]] = []  # (colour, cells)
+        self.area_of: dict[int, int] = {}
+        self.kept: set[int] = set()
+        self.symbols = self.edges = self.removed_tiles = self.missing = self.standing = 0
+        self.area_count = [0] * C.NUM_COLOURS
+
+    @property
+    def total(self) -> int:
+        return (self.symbols + C.POINTS_PER_EDGE_BONUS * self.edges + C.POINTS_PER_STANDING_ELEPHANT * self.standing
+                + C.POINTS_PER_REMOVED_TILE * self.removed_tiles + C.POINTS_PER_MISSING_COLOUR * self.missing)
+
+    def kept_cells(self) -> set[int]:
+        return {cell for a in self.kept for cell in self.areas[a][1]}
+
+    def as_dict(self) -> dict[str, int]:
+        return {"symbols": self.symbols, "edges": self.edges, "standing": self.standing,
+                "removed_tiles": self.removed_tiles, "missing_colours": self.missing, "total": self.total}
+
+
+def find_areas(game: KeralaGame, stacks: dict[int, tuple[int, ...]]) -> tuple[list[tuple[int, list[int]]], dict]:
+    """Areas: maximal orthogonally connected groups of cells whose top tiles share a primary colour."""
+    code_colour = game.code_colour
+    delta = game.delta
+    top = {cell: code_colour[st[-1]] for cell, st in stacks.items()}
+    area_of: dict[int, int] = {}
+    areas: list[tuple[int, list[int]]] = []
+    for cell, colour in top.items():
+        if cell in area_of:
+            continue
+        idx = len(areas)
+        area_of[cell] = idx
+        cells = [cell]
+        i = 0
+        while i < len(cells):
+            x = cells[i]
+            i += 1
+            for d in delta:
+                y = x + d
+                if y not in area_of and top.get(y) == colour:
+                    area_of[y] = idx
+                    cells.append(y)
+        areas.append((colour, cells))
+    return areas, area_of
+
+
+def score_platform(game: KeralaGame, stacks: dict[int, tuple[int, ...]], own_colour: int,
+                   standing: int) -> PlatformScore:
+    """Final score of one platform, keeping the areas that maximise the player's total (§9)."""
+    opts = game.options
+    res = PlatformScore()
+    res.standing = standing
+    areas, area_of = find_areas(game, stacks)
+    res.areas, res.area_of = areas, area_of
+    code_colour, code_symbols, code_edge = game.code_colour, game.code_symbols, game.code_edge_target
+    n_areas = len(areas)
+    sym = [0] * n_areas
+    tiles = [0] * n_areas
+    colours_any = [0] * n_areas  # bitmask of colours in any layer
+    for a, (colour, cells) in enumerate(areas):
+        s = t = 0
+        mask = 1 << colour
+        for cell in cells:
+            st = stacks[cell]
+            s += code_symbols[st[-1]]
+            t += len(st)
+            if len(st) > 1:
+                for code in st:
+                    mask |= 1 << code_colour[code]
+        sym[a], tiles[a], colours_any[a] = s, t, mask
+        res.area_count[colour] += 1
+    # colored-edge bonus candidates: pairs (area of the edge tile, area of the neighbour)
+    edge_pairs: list[tuple[int, int]] = []
+    delta = game.delta
+    if opts["edge_bonus_layers"] == "top_only":
+        for cell, st in stacks.items():
+            code = st[-1]
+            second = code_edge[code]
+            if second >= 0:
+                y = cell + delta[code & 3]
+                nb = stacks.get(y)
+                if nb is not None and code_colour[nb[-1]] == second:
+                    edge_pairs.append((area_of[cell], area_of[y]))
+    else:
+        for cell, st in stacks.items():
+            for code in st:
+                second = code_edge[code]
+                if second >= 0:
+                    y = cell + delta[code & 3]
+                    nb = stacks.get(y)
+                    if nb is not None and any(code_colour[c2] == second for c2 in nb):
+                        edge_pairs.append((area_of[cell], area_of[y]))
+    presence_any = opts["colour_presence_layers"] == "any"
+    full_mask = (1 << C.NUM_COLOURS) - 1
+
+    def value(kept: set[int] | list[int]) -> int:
+        """Part of the total that depends on the kept areas (symbols + avoided removals + edges - missing)."""
+        v = 0
+        mask = 0
+        for a in kept:
+            v += sym[a] + 2 * tiles[a]
+            mask |= colours_any[a]
+        kept_set = kept if isinstance(kept, set) else set(kept)
+        for x, y in edge_pairs:
+            if x in kept_set and y in kept_set:
+                v += C.POINTS_PER_EDGE_BONUS
+        if presence_any:
+            v += C.POINTS_PER_MISSING_COLOUR * bin(full_mask & ~mask).count("1")
+        return v
+
+    by_colour: list[list[int]] = [[] for _ in range(C.NUM_COLOURS)]
+    for a, (colour, _cells) in enumerate(areas):
+        by_colour[colour].append(a)
+    limit = [opts["own_colour_areas"] if c == own_colour else C.AREAS_KEPT_OTHER_COLOUR for c in range(C.NUM_COLOURS)]
+    fixed: list[int] = []
+    choices: list[list[tuple[int, ...]]] = []
+    for c in range(C.NUM_COLOURS):
+        if len(by_colour[c]) <= limit[c]:
+            fixed.extend(by_colour[c])
+        else:
+            choices.append(list(combinations(by_colour[c], limit[c])))
+    if not choices:
+        kept = set(fixed)
+    else:
+        n_comb = 1
+        for ch in choices:
+            n_comb *= len(ch)
+        def standalone(combo: tuple[int, ...]) -> int:
+            return sum(sym[a] + 2 * tiles[a] for a in combo)
+        if opts["keep_choice"] == "greedy":
+            kept = set(fixed)
+            for ch in choices:
+                kept.update(max(ch, key=standalone))
+        elif n_comb <= C.KEEP_ENUMERATION_LIMIT:
+            best_v, best = None, None
+            for pick in product(*choices):
+                cand = list(fixed)
+                for combo in pick:
+                    cand.extend(combo)
+                v = value(cand)
+                if best_v is None or v > best_v:
+                    best_v, best = v, cand
+            kept = set(best)
+        else:  # safeguard: greedy start, then coordinate ascent (rules file §9)
+            pick = [max(ch, key=standalone) for ch in choices]
+            for _ in range(2):
+                for i, ch in enumerate(choices):
+                    def with_choice(combo: tuple[int, ...], i: int = i) -> int:
+                        return value(fixed + [a for j, cb in enumerate(pick) for a in (combo if j == i else cb)])
+                    pick[i] = max(ch, key=with_choice)
+            kept = set(fixed) | {a for cb in pick for a in cb}
+    res.kept = kept
+    symbols = removed = 0
+    mask = 0
+    for a in range(n_areas):
+        if a in kept:
+            symbols += sym[a]
+            mask |= colours_any[a] if presence_any else 1 << areas[a][0]
+        else:
+            removed += tiles[a]
+    res.symbols = symbols
+    res.removed_tiles = removed
+    res.edges = sum(1 for x, y in edge_pairs if x in kept and y in kept)
+    res.missing = bin(full_mask & ~mask).count("1")
+    return res
+
+
+# ---------------------------------------------------------------------------------------------
+# State
+# ---------------------------------------------------------------------------------------------
+
+
+class KeralaState(State):
+    """One Kerala position.  Public fields may be edited by tests; call :meth:`invalidate` afterwards."""
+
+    _game_class = KeralaGame
+
+    def __init__(self, game: KeralaGame) -> None:
+        n = game.num_players
+        self.game = game
+        self.rng = Rng(0)
+        self.stacks: list[dict[int, tuple[int, ...]]] = [{} for _ in range(n)]
+        self.elephants: list[list[int]] = [[game.start_cell, game.start_cell] for _ in range(n)]
+        self.passes = [0] * n
+        self.bag: list[int] = []
+        self.offer: list[int] = []
+        self.discards: list[int] = []
+        self.removed: list[int] = []
+        self.unseen = list(game.type_count)  # per tile type: in the bag or removed at setup
+        self.round = 0
+        self.first_start = 0
+        self.start_seat = 0
+        self.turn = 0  # position of the current player in this round's turn order
+        self.current_player = 0
+        self.phase = C.PHASE_PICK
+        self.pending = -1  # MOVE_TILE_DST: source cell; MOVE_TILE_ROT: the moved stack's new cell
+        self._clear_caches()
+
+    def _clear_caches(self) -> None:
+        n = self.game.num_players
+        self._mask: np.ndarray | None = None
+        self._pairs: dict[int, list[int]] | None = None
+        self._score: list[PlatformScore | None] = [None] * n
+        self._enc: list[Any] = [None] * n  # per-player observation planes (observation.py)
+
+    # -- construction ----------------------------------------------------------------------------
+    @classmethod
+    def new_game(cls, game: KeralaGame, seed: int | None = None) -> KeralaState:
+        """Setup (§2): start tiles, random removals of non-player colours, first offer."""
+        s = cls(game)
+        s.rng = Rng(seed)
+        for p, colour in enumerate(game.player_colours):
+            s.stacks[p][game.start_cell] = ((C.START_TILE_BASE + colour) * 4,)
+        players = set(game.player_colours)
+        foreign = [t for t in range(C.NUM_GAME_TILES) if game.tile_colour[t] not in players]
+        own = [t for t in range(C.NUM_GAME_TILES) if game.tile_colour[t] in players]
+        s.rng.shuffle(foreign)
+        k = game.setup_removals
+        s.removed = sorted(foreign[:k])
+        s.bag = sorted(own + foreign[k:])
+        if game.options["first_start_player"] == "random":
+            s.first_start = s.rng.randbelow(game.num_players)
+        s.start_seat = s.current_player = s.first_start
+        s._draw_offer()
+        return s
+
+    @classmethod
+    def from_position(cls, game: KeralaGame, platforms: list[dict] | None = None,
+                      elephants: list[list[tuple[int, int]]] | None = None, passes: list[int] | None = None,
+                      offer: list[int] | None = None, bag: list[int] | None = None,
+                      discards: list[int] | None = None, removed: list[int] | None = None,
+                      current_player: int = 0, start_seat: int | None = None, round: int = 0,
+                      first_start: int = 0, phase: int = C.PHASE_PICK, pending: tuple[int, int] | None = None,
+                      seed: int = 0) -> KeralaState:
+        """A hand-made position for tests and analysis.
+
+        ``platforms[p]`` maps ``(row, col)`` relative to the start tile to a list of tiles,
+        bottom first, each a tile id or ``(tile id, orientation)``; the start tile of a
+        player's colour has id ``100 + colour`` (default: only the start tile at (0, 0)).
+        ``elephants[p]`` holds two positions (default: both on (0, 0)).  Tiles named
+        nowhere go into the bag unless ``bag`` is given.  The result is validated.
+        """
+        n = game.num_players
+        s = cls(game)
+        s.rng = Rng(seed)
+        for p in range(n):
+            plat = platforms[p] if platforms is not None else {(0, 0): [C.START_TILE_BASE + game.player_colours[p]]}
+            for (r, c), tiles in plat.items():
+                codes = []
+                for t in tiles:
+                    tid, o = (t if isinstance(t, tuple) else (t, 0))
+                    codes.append(tid * 4 + o)
+                s.stacks[p][game.cell_of(r, c)] = tuple(codes)
+            if elephants is not None:
+                s.elephants[p] = sorted(game.cell_of(r, c) for r, c in elephants[p])
+        s.passes = list(passes) if passes is not None else [0] * n
+        s.offer = list(offer or [])
+        s.discards = list(discards or [])
+        s.removed = list(removed or [])
+        used = {code >> 2 for st in s.stacks for stack in st.values() for code in stack}
+        used.update(s.offer, s.discards, s.removed)
+        s.bag = list(bag) if bag is not None else [t for t in range(C.NUM_GAME_TILES) if t not in used]
+        s.current_player = current_player
+        s.first_start = first_start
+        s.start_seat = current_player if start_seat is None else start_seat
+        s.turn = (current_player - s.start_seat) % n
+        s.round = round
+        s.phase = phase
+        s.pending = game.cell_of(*pending) if pending is not None else -1
+        if phase == C.PHASE_END:
+            s.current_player = -1
+        s.invalidate()
+        s.validate()
+        return s
+
+    def invalidate(self) -> None:
+        """Recompute derived data after fields were edited by hand (sort elephants/offer, unseen counts, caches)."""
+        g = self.game
+        for el in self.elephants:
+            el.sort()
+        self.offer.sort(key=g.offer_key.__getitem__)
+        self.unseen = [0] * C.NUM_TILE_TYPES
+        for t in self.bag:
+            self.unseen[g.tile_type[t]] += 1
+        for t in self.removed:
+            self.unseen[g.tile_type[t]] += 1
+        self._clear_caches()
+
+    # -- chance -------------------------------------------------------------------------------------
+    def _draw_offer(self) -> None:
+        """The start player draws one tile per player from the bag (fewer if the bag runs short, A-15)."""
+        g = self.game
+        bag, rng, unseen, ttype = self.bag, self.rng, self.unseen, g.tile_type
+        for _ in range(min(g.num_players, len(bag))):
+            i = rng.randbelow(len(bag))
+            bag[i], bag[-1] = bag[-1], bag[i]
+            t = bag.pop()
+            self.offer.append(t)
+            unseen[ttype[t]] -= 1
+        self.offer.sort(key=g.offer_key.__getitem__)
+
+    def determinize(self, player: int, rng: Any = None) -> KeralaState:
+        """Resample the unseen tiles (§13.1): tiles of player colours are surely in the bag; the
+        unseen tiles of other colours are split at random between the bag and the setup removals."""
+        r = as_rng(rng)
+        s = self.clone()
+        players = set(self.game.player_colours)
+        colour = self.game.tile_colour
+        pool = self.bag + self.removed
+        own = [t for t in pool if colour[t] in players]
+        other = [t for t in pool if colour[t] not in players]
+        r.shuffle(other)
+        k = len(self.bag) - len(own)
+        s.bag = own + other[:k]
+        s.removed = other[k:]
+        r.shuffle(s.bag)
+        s.rng = Rng(r.next64())
+        return s
+
+    # -- small queries ------------------------------------------------------------------------------
+    def is_terminal(self) -> bool:
+        return self.phase == C.PHASE_END
+
+    def standing(self, player: int) -> int:
+        """Standing elephants (each pass lays one down)."""
+        return C.ELEPHANTS_PER_PLAYER - self.passes[player]
+
+    def top_code(self, player: int, cell: int) -> int | None:
+        st = self.stacks[player].get(cell)
+        return st[-1] if st else None
+
+    def placement_targets(self, player: int) -> list[tuple[int, int, int]]:
+        """Legal (elephant, direction, cell) for placing a tile (§5): next to an elephant, not onto
+        the other elephant's cell, inside the window."""
+        g = self.game
+        a, b = self.elephants[player]
+        blocked = g.blocked
+        out = []
+        for e, pos, other in ((0, a, b), (1, b, a)):
+            if e == 1 and a == b:
+                break  # both on the start tile: elephant 1 is the same choice as elephant 0
+            for d, step in enumerate(g.delta):
+                q = pos + step
+                if not blocked[q] and q != other:
+                    out.append((e, d, q))
+        return out
+
+    # -- legal actions ------------------------------------------------------------------------------------
+    def legal_mask(self) -> np.ndarray:
+        m = self._mask
+        if m is None:
+            m = self._mask = self._build_mask()
+        return m
+
+    def is_legal(self, action: int) -> bool:
+        return 0 <= action < self.game.num_actions and bool(self.legal_mask()[action])
+
+    def _build_mask(self) -> np.ndarray:
+        g = self.game
+        codec = g.codec
+        mask = np.zeros(g.num_actions, dtype=bool)
+        phase = self.phase
+        if phase == C.PHASE_END:
+            return mask
+        p = self.current_player
+        idx: list[int] = []
+        if phase == C.PHASE_PICK:
+            eds = [(e * 4 + d) * 4 for e, d, _q in self.placement_targets(p)]
+            offer = self.offer
+            ttype = g.tile_type
+            prev = -1
+            distinct = []
+            for slot, t in enumerate(offer):
+                if ttype[t] != prev:  # identical tiles: only the first slot of the run
+                    distinct.append(slot)
+                    prev = ttype[t]
+            for slot in distinct:
+                base = slot * 32
+                if g.tile_kind[offer[slot]] == C.KIND_EDGE:
+                    for off in eds:
+                        idx.extend((base + off, base + off + 1, base + off + 2, base + off + 3))
+                else:
+                    idx.extend([base + off for off in eds])
+            if self.passes[p] < C.MAX_PASSES:
+                if codec.pass_ids == 1:
+                    idx.append(codec.pass_base)
+                else:
+                    idx.extend(codec.pass_base + slot for slot in distinct)
+        elif phase == C.PHASE_MOVE_ELEPHANT:
+            els = self.elephants[p]
+            p2c = g.pad_to_cell
+            for cell in self.stacks[p]:
+                if cell != els[0] and cell != els[1]:
+                    c = p2c[cell]
+                    idx.append(codec.move_elephant_base + c)
+                    idx.append(codec.move_elephant_base + g.num_cells + c)
+            idx.append(codec.skip)
+        elif phase == C.PHASE_MOVE_TILE_SRC:
+            idx.extend(codec.src_base + g.pad_to_cell[s] for s in self.move_tile_pairs())
+            idx.append(codec.skip)
+        elif phase == C.PHASE_MOVE_TILE_DST:
+            idx.extend(codec.dst_base + g.pad_to_cell[q] for q in self.move_tile_pairs()[self.pending])
+        else:
+            idx.extend(range(codec.rot_base, codec.rot_base + 4))
+        mask[idx] = True
+        return mask
+
+    # -- move-tile legality (§6.2) ----------------------------------------------------------------------
+    def move_tile_pairs(self) -> dict[int, list[int]]:
+        """Legal move-tile sources of the current player, each with its legal destinations (cached)."""
+        if self._pairs is None:
+            self._pairs = self._compute_move_tile_pairs(self.current_player)
+        return self._pairs
+
+    def _compute_move_tile_pairs(self, player: int) -> dict[int, list[int]]:
+        g = self.game
+        opts = g.options
+        occ = self.stacks[player]
+        delta, blocked, w = g.delta, g.blocked, g.width
+        els = set(self.elephants[player])
+        enclosed = opts["hole_definition"] == "enclosed_region"
+        none_after = opts["hole_scope"] == "none_after"
+        near_elephant = None
+        if opts["move_tile_dest_rule"] == "elephant_adjacent":
+            near_elephant = {e + d for e in els for d in delta}
+        holes0 = self.hole_cells(player)
+        out: dict[int, list[int]] = {}
+        for s in sorted(occ):
+            if s in els:  # S1: no elephant on the stack
+                continue
+            if all(s + d in occ for d in delta):  # S2: not surrounded on four sides
+                continue
+            rest = set(occ)
+            rest.discard(s)
+            if not _connected(rest, delta):  # S3: the pick-up must not split the platform
+                continue
+            dests = []
+            cand = {y + d for y in rest for d in delta}
+            for q in sorted(cand):
+                if q == s or q in rest or blocked[q]:  # D1, D2 (and the window, A-20)
+                    continue
+                if near_elephant is not None and q not in near_elephant:  # A-09 alternative
+                    continue
+                rest.add(q)
+                if enclosed:
+                    ok = _no_new_enclosed_hole(rest, s, q, holes0, delta, w, none_after)
+                else:
+                    ok = _no_new_four_sided_hole(rest, s, q, holes0, delta, none_after)
+                rest.discard(q)
+                if ok:
+                    dests.append(q)
+            if dests:
+                out[s] = dests
+        return out
+
+    def hole_cells(self, player: int) -> set[int]:
+        """Empty cells enclosed by the platform (A-21, by the option hole_definition)."""
+        occ = self.stacks[player]
+        delta = self.game.delta
+        if self.game.options["hole_definition"] == "four_sided_cell":
+            return {y for x in occ for d in delta if (y := x + d) not in occ and all(y + d2 in occ for d2 in delta)}
+        return _enclosed_cells(occ, delta, self.game.width)
+
+    # -- applying actions ------------------------------------------------------------------------------------
+    def _apply(self, a: int) -> None:
+        g = self.game
+        phase = self.phase
+        codec = g.codec
+        self._mask = None
+        if phase == C.PHASE_PICK:
+            if a < PICK_IDS:
+                self._take_and_place(a >> 5, (a >> 4) & 1, (a >> 2) & 3, a & 3)
+            else:
+                self._pass(a - codec.pass_base)
+        elif phase == C.PHASE_MOVE_ELEPHANT:
+            if a != codec.skip:
+                e, cell = divmod(a - codec.move_elephant_base, g.num_cells)
+                self._move_elephant(e, g.cell_to_pad[cell])
+            self._end_turn()
+        elif phase == C.PHASE_MOVE_TILE_SRC:
+            if a == codec.skip:
+                self._end_turn()
+            else:
+                self.pending = g.cell_to_pad[a - codec.src_base]
+                self.phase = C.PHASE_MOVE_TILE_DST
+        elif phase == C.PHASE_MOVE_TILE_DST:
+            self._move_stack(self.pending, g.cell_to_pad[a - codec.dst_base])
+        else:
+            self._turn_moved_stack(a - codec.rot_base)
+            self._end_turn()
+
+    def _platform_changed(self, p: int) -> None:
+        self._score[p] = None
+        self._enc[p] = None
+        self._pairs = None
+
+    def _take_and_place(self, slot: int, e: int, d: int, o: int) -> None:
+        """§5: take an offer tile, put it next to elephant ``e``, and walk the elephant onto it."""
+        g = self.game
+        p = self.current_player
+        tile = self.offer.pop(slot)
+        els = self.elephants[p]
+        q = els[e] + g.delta[d]
+        st = self.stacks[p]
+        st[q] = st.get(q, ()) + (tile * 4 + o,)
+        other = els[1 - e]
+        self.elephants[p] = [q, other] if q < other else [other, q]
+        self._platform_changed(p)
+        kind = g.tile_kind[tile]
+        if kind == C.KIND_MOVE_ELEPHANT and len(st) > 2:  # §6.1 (lapses when no tile is free)
+            self.phase = C.PHASE_MOVE_ELEPHANT
+        elif kind == C.KIND_MOVE_TILE and self.move_tile_pairs():  # §6.2 (lapses without a legal move)
+            self.phase = C.PHASE_MOVE_TILE_SRC
+        else:
+            self._end_turn()
+
+    def _pass(self, slot: int) -> None:
+        """§7: lay an elephant down; under pass_mode=discard_chosen the chosen tile leaves at once."""
+        self.passes[self.current_player] += 1
+        if self.game.codec.pass_ids > 1:
+            self.discards.append(self.offer.pop(slot))
+        self._score[self.current_player] = None
+        self._enc[self.current_player] = None
+        self._end_turn()
+
+    def _move_elephant(self, e: int, cell: int) -> None:
+        """§6.1: put either elephant on any tile of the platform but the other elephant's."""
+        p = self.current_player
+        els = self.elephants[p]
+        other = els[1 - e]
+        self.elephants[p] = [cell, other] if cell < other else [other, cell]
+        self._enc[p] = None
+
+    def _move_stack(self, s: int, q: int) -> None:
+        """§6.2: move the whole stack from ``s`` to the empty cell ``q``."""
+        p = self.current_player
+        st = self.stacks[p]
+        stack = st.pop(s)
+        st[q] = stack
+        self._platform_changed(p)
+        if self.game.options["move_tile_may_rotate"] and self.game.code_edge_target[stack[-1]] >= 0:
+            self.pending = q
+            self.phase = C.PHASE_MOVE_TILE_ROT
+        else:
+            self._end_turn()
+
+    def _turn_moved_stack(self, orientation: int) -> None:
+        """A-12: turn the moved stack as a whole so that its top edge faces ``orientation``."""
+        p = self.current_player
+        st = self.stacks[p]
+        stack = st[self.pending]
+        turn = (orientation - stack[-1]) & 3
+        edge = self.game.code_edge_target
+        st[self.pending] = tuple((c & ~3) | ((c + turn) & 3) if edge[c] >= 0 else c for c in stack)
+        self._platform_changed(p)
+
+    def _end_turn(self) -> None:
+        """Next player in turn order; after the last one, end the round (§4)."""
+        g = self.game
+        n = g.num_players
+        self.phase = C.PHASE_PICK
+        self.pending = -1
+        self._pairs = None
+        self.turn += 1
+        while True:
+            if self.turn >= n:
+                self._end_round()
+                if self.phase == C.PHASE_END:
+                    return
+            if self.offer:
+                self.current_player = (self.start_seat + self.turn) % n
+                return
+            self.turn += 1  # A-15: an empty offer (short bag) means no turn for this player
+
+    def _end_round(self) -> None:
+        """Leftovers leave the game, the bag passes left; the game ends once the bag is empty (§4, §8)."""
+        self.discards.extend(self.offer)
+        self.offer = []
+        self.round += 1
+        self.start_seat = (self.start_seat + 1) % self.game.num_players
+        self.turn = 0
+        if not self.bag:
+            self.phase = C.PHASE_END
+            self.current_player = -1
+            return
+        self._draw_offer()
+
+    # -- scoring ---------------------------------------------------------------------------------------------
+    def platform_score(self, player: int) -> PlatformScore:
+        """§9 evaluated on the current platform (final once the game is over; cached)."""
+        sc = self._score[player]
+        if sc is None:
+            sc = self._score[player] = score_platform(
+                self.game, self.stacks[player], self.game.player_colours[player], self.standing(player))
+        return sc
+
+    def scores(self) -> list[float]:
+        return [float(self.platform_score(p).total) for p in range(self.game.num_players)]
+
+    def rank_keys(self) -> list[tuple]:
+        if self.game.options["tiebreak"] == "shared":
+            return [(s,) for s in self.scores()]
+        return [(float(sc.total), -sc.removed_tiles, sc.standing)
+                for sc in (self.platform_score(p) for p in range(self.game.num_players))]
+
+    # -- information -------------------------------------------------------------------------------------------
+    def observe(self, player: int) -> np.ndarray:
+        from .observation import encode
+
+        return encode(self, player)
+
+    # -- copies and persistence ------------------------------------------------------------------------------------
+    def clone(self) -> KeralaState:
+        s = KeralaState.__new__(KeralaState)
+        s.game = self.game
+        r = Rng.__new__(Rng)
+        r.s = self.rng.s
+        s.rng = r
+        s.stacks = [dict(st) for st in self.stacks]
+        s.elephants = [el[:] for el in self.elephants]
+        s.passes = self.passes[:]
+        s.bag = self.bag[:]
+        s.offer = self.offer[:]
+        s.discards = self.discards[:]
+        s.removed = self.removed[:]
+        s.unseen = self.unseen[:]
+        s.round = self.round
+        s.first_start = self.first_start
+        s.start_seat = self.start_seat
+        s.turn = self.turn
+        s.current_player = self.current_player
+        s.phase = self.phase
+        s.pending = self.pending
+        # caches are immutable once built, so the copy may share them
+        s._mask = self._mask
+        s._pairs = self._pairs
+        s._score = self._score[:]
+        s._enc = self._enc[:]
+        return s
+
+    def _to_dict(self) -> dict[str, Any]:
+        g = self.game
+        return {
+            "rng": str(self.rng.s),
+            "platforms": [[[*g.pos_of(cell), list(stack)] for cell, stack in sorted(st.items())]
+                          for st in self.stacks],
+            "elephants": [[list(g.pos_of(c)) for c in el] for el in self.elephants],
+            "passes": self.passes,
+            "bag": self.bag,
+            "offer": self.offer,
+            "discards": self.discards,
+            "removed": self.removed,
+            "round": self.round,
+            "first_start": self.first_start,
+            "start_seat": self.start_seat,
+            "turn": self.turn,
+            "current_player": self.current_player,
+            "phase": self.phase,
+            "pending": list(g.pos_of(self.pending)) if self.pending >= 0 else None,
+        }
+
+    @classmethod
+    def _from_dict(cls, game: Game, data: dict[str, Any]) -> KeralaState:
+        assert isinstance(game, KeralaGame)
+        if not isinstance(data, dict):
+            raise CorruptStateError("kerala: state must be an object")
+        n = game.num_players
+        s = cls(game)
+        rng_state = int(data["rng"])
+        if not 0 <= rng_state < 2**64:
+            raise CorruptStateError("kerala: rng state out of range")
+        s.rng = Rng(rng_state)
+        platforms = data["platforms"]
+        if not isinstance(platforms, list) or len(platforms) != n:
+            raise CorruptStateError(f"kerala: expected {n} platforms")
+        for p, plat in enumerate(platforms):
+            for entry in plat:
+                r, c, codes = entry
+                cell = game.cell_of(_int(r), _int(c))
+                if cell in s.stacks[p] or not isinstance(codes, list) or not codes:
+                    raise CorruptStateError(f"kerala: bad or repeated stack at ({r},{c}) of player {p}")
+                s.stacks[p][cell] = tuple(_int(x) for x in codes)
+        els = data["elephants"]
+        if not isinstance(els, list) or len(els) != n:
+            raise CorruptStateError("kerala: bad elephants")
+        s.elephants = [sorted(game.cell_of(_int(r), _int(c)) for r, c in el) for el in els]
+        s.passes = [_int(x) for x in data["passes"]]
+        for name in ("bag", "offer", "discards", "removed"):
+            setattr(s, name, [_int(x) for x in data[name]])
+        for name in ("round", "first_start", "start_seat", "turn", "current_player", "phase"):
+            setattr(s, name, _int(data[name]))
+        pend = data["pending"]
+        s.pending = -1 if pend is None else game.cell_of(_int(pend[0]), _int(pend[1]))
+        offer_order = list(s.offer)
+        s.invalidate()
+        if s.offer != offer_order:
+            raise CorruptStateError("kerala: offer is not in canonical order")
+        s.validate()
+        return s
+
+    def validate(self) -> None:
+        """Check every invariant of a position; raise :class:`CorruptStateError` naming the first broken one."""
+        g = self.game
+        n = g.num_players
+
+        def bad(msg: str) -> None:
+            raise CorruptStateError(f"kerala: {msg}")
+
+        if len(self.passes) != n or len(self.elephants) != n or len(self.stacks) != n:
+            bad("per-player lists have the wrong length")
+        # conservation (§11.1 item 7): every game tile exactly once, each start tile on its own platform
+        seen: list[int] = []
+        for p in range(n):
+            start_here = 0
+            for stack in self.stacks[p].values():
+                for code in stack:
+                    if not 0 <= code < (C.START_TILE_BASE + C.NUM_COLOURS) * 4:
+                        bad(f"tile code {code} out of range")
+                    t = code >> 2
+                    if t >= C.START_TILE_BASE:
+                        if t - C.START_TILE_BASE != g.player_colours[p]:
+                            bad(f"player {p} holds another colour's start tile")
+                        start_here += 1
+                    else:
+                        seen.append(t)
+                    if code & 3 and g.tile_kind[t] != C.KIND_EDGE:
+                        bad("only colored-edge tiles have an orientation")
+            if start_here != 1:
+                bad(f"player {p} must hold its start tile exactly once")
+        for pile in (self.bag, self.offer, self.discards, self.removed):
+            seen.extend(pile)
+        if sorted(seen) != list(range(C.NUM_GAME_TILES)):
+            bad("tiles are not conserved (each of the 100 tiles must be in exactly one place)")
+        players = set(g.player_colours)
+        if any(g.tile_colour[t] in players for t in self.removed):
+            bad("setup removals may only hold tiles of colours nobody plays")
+        if len(self.offer) > n:
+            bad("the offer holds more tiles than players")
+        for p in range(n):
+            if not 0 <= self.passes[p] <= C.MAX_PASSES:
+                bad(f"player {p} has an impossible pass count")
+            occ = self.stacks[p]
+            if any(g.blocked[c] for c in occ):
+                bad("a stack lies outside the window")
+            if not _connected(set(occ), g.delta):
+                bad(f"platform of player {p} is not connected")
+            a, b = self.elephants[p]
+            if a not in occ or b not in occ:
+                bad(f"an elephant of player {p} is not on a tile")
+            if a == b and len(occ) > 1:
+                bad(f"the elephants of player {p} share a tile after the first placement")
+        if not 0 <= self.start_seat < n or not 0 <= self.first_start < n or not 0 <= self.turn <= n:
+            bad("seat indices out of range")
+        if not 0 <= self.round <= g.total_rounds + len(self.removed):
+            bad("round out of range")
+        if self.phase == C.PHASE_END:
+            if self.current_player != -1 or self.offer or self.bag:
+                bad("a finished game has no current player, offer or bag")
+            return
+        if not 0 <= self.phase < C.NUM_PHASES:
+            bad("unknown phase")
+        if self.current_player != (self.start_seat + self.turn) % n or self.turn >= n:
+            bad("current player does not follow the turn order")
+        if self.phase == C.PHASE_PICK and not self.offer:
+            bad("a pick decision needs a non-empty offer")
+        if self.phase in (C.PHASE_MOVE_TILE_DST, C.PHASE_MOVE_TILE_ROT) and self.pending not in self.stacks[
+                self.current_player]:
+            bad("the pending move-tile cell is not a stack")
+        if self.phase == C.PHASE_MOVE_TILE_DST and self.pending not in self.move_tile_pairs():
+            bad("the pending move-tile source is not movable")
+        if self.phase in (C.PHASE_PICK, C.PHASE_MOVE_ELEPHANT, C.PHASE_MOVE_TILE_SRC) and self.pending != -1:
+            bad("a pending cell outside the move-tile phases")
+        if not self.legal_mask().any():
+            bad("no legal action in this position")
+
+    # -- display ------------------------------------------------------------------------------------------------
+    def action_name(self, action: int) -> str:
+        g = self.game
+        names = [g.tile_name(t) for t in self.offer] if self.phase == C.PHASE_PICK else None
+        return g.codec.name(int(action), names)
+
+    def render_text(self) -> str:
+        from .render import render_text
+
+        return render_text(self)
+
+    def render_rgb(self) -> np.ndarray:
+        from .render import render_rgb
+
+        return render_rgb(self)
+
+
+KeralaGame.state_class = KeralaState
+
+
+# ---------------------------------------------------------------------------------------------
+# grid helpers
+# ---------------------------------------------------------------------------------------------
+
+
+def _int(x: Any) -> int:
+    if isinstance(x, bool) or not isinstance(x, int):
+        raise CorruptStateError(f"kerala: expected an integer, got {x!r}")
+    return x
+
+
+def _connected(cells: set[int], delta: tuple[int, ...]) -> bool:
+    """Whether ``cells`` form one orthogonally connected group."""
+    if not cells:
+        return True
+    start = next(iter(cells))
+    seen = {start}
+    todo = [start]
+    while todo:
+        x = todo.pop()
+        for d in delta:
+            y = x + d
+            if y in cells and y not in seen:
+                seen.add(y)
+                todo.append(y)
+    return len(seen) == len(cells)
+
+
+def _bbox(cells: Any, w: int) -> tuple[int, int, int, int]:
+    rows = [c // w for c in cells]
+    cols = [c % w for c in cells]
+    return min(rows), max(rows), min(cols), max(cols)
+
+
+def _enclosed_cells(occ: Any, delta: tuple[int, ...], w: int) -> set[int]:
+    """Empty cells that cannot reach the outside of the platform's bounding box through empty cells."""
+    if not occ:
+        return set()
+    r0, r1, c0, c1 = _bbox(occ, w)
+    r0, r1, c0, c1 = r0 - 1, r1 + 1, c0 - 1, c1 + 1
+    outside: set[int] = set()
+    todo = []
+    for r in range(r0, r1 + 1):
+        for c in (c0, c1):
+            outside.add(r * w + c)
+    for c in range(c0, c1 + 1):
+        for r in (r0, r1):
+            outside.add(r * w + c)
+    todo = list(outside)
+    while todo:
+        x = todo.pop()
+        for d in delta:
+            y = x + d
+            if y in outside or y in occ:
+                continue
+            r, c = divmod(y, w)
+            if r0 <= r <= r1 and c0 <= c <= c1:
+                outside.add(y)
+                todo.append(y)
+    return {r * w + c for r in range(r0 + 1, r1) for c in range(c0 + 1, c1)
+            if r * w + c not in occ and r * w + c not in outside}
+
+
+def _no_new_enclosed_hole(occ: set[int], s: int, q: int, holes0: set[int], delta: tuple[int, ...], w: int,
+                          none_after: bool) -> bool:
+    """A-21 (enclosed regions): after moving the stack from ``s`` to ``q`` (``occ`` is the new platform),
+    only regions through ``s`` or an empty neighbour of ``q`` can have become enclosed; each must reach
+    the outside or already have been a hole.  With ``none_after`` no enclosed cell may remain at all."""
+    if none_after:
+        return not _enclosed_cells(occ, delta, w)
+    r0, r1, c0, c1 = _bbox(occ, w)
+    starts = [s] + [q + d for d in delta if q + d not in occ and q + d != s]
+    done: set[int] = set()
+    for start in starts:
+        if start in done:
+            continue
+        region = {start}
+        todo = [start]
+        escaped = False
+        while todo and not escaped:
+            x = todo.pop()
+            for d in delta:
+                y = x + d
+                if y in occ or y in region:
+                    continue
+                r, c = divmod(y, w)
+                if not (r0 <= r <= r1 and c0 <= c <= c1):
+                    escaped = True
+                    break
+                region.add(y)
+                todo.append(y)
+        if not escaped:
+            r, c = divmod(start, w)
+            if not (r0 <= r <= r1 and c0 <= c <= c1):
+                continue
+            if not region <= holes0:
+                return False
+        done |= region
+    return True
+
+
+def _no_new_four_sided_hole(occ: set[int], s: int, q: int, holes0: set[int], delta: tuple[int, ...],
+                            none_after: bool) -> bool:
+    """A-21 (four-sided cells): no empty cell may newly end up with four occupied neighbours."""
+    for x in [s] + [q + d for d in delta]:
+        if x not in occ and all(x + d in occ for d in delta):
+            return False
+    if none_after:
+        return all(h == q or any(h + d == s for d in delta) for h in holes0)
+    return True
