@@ -1,0 +1,236 @@
+"""Observation encoder of Asara: a flat float32 vector of named blocks.
+
+Egocentric: "players" blocks are padded to 4 seats, the observer first, the
+others in turn order.  Perfect-recall quantities that the rules file 14.2 calls
+derivable (money, unbuilt sections behind screens, pile compositions) are
+included for everyone unless ``human_realistic_obs`` hides others' money and
+reserves.  Truly private items appear only in their owner's ``private`` block:
+the hand, the suits of one's own face-down cards, (pro) kept lighted windows,
+windows one sent to the bottom of the stack, and windows being chosen from.
+
+Blocks (``game.observation_layout`` maps each name to its slice):
+
+==================  ==========================================================
+meta                year (4), player count (3), professional (1), phase (9),
+                    Caliph holder (4 rel.), this year's start player (4 rel.),
+                    turns taken this year (1)
+pending             chosen area id (17), build steps left 0..7 (8), plot (7),
+                    towers opened in this build per material (5), spies fee
+                    paid (1), searched pile (4), chosen cards (20), lit windows
+                    left to keep (1)
+areas               per area except the 5-Asari building: lead suit or none (6)
+                    and face-down pairs laid (1)
+spaces              per card space: occupied (1), occupied by me (1)
+five                cards on the 5-Asari building (1)
+cards_laid          per seat: face-up cards per suit (5), face-down cards (1)
+displays            face-up tiles per (type, material, gold) (40)
+piles               pile composition per kind (40), pile sizes (4), lit stack (1)
+players             per seat: money, PP, hand size, reserve per kind (40),
+                    per material x slot: exists, height, visible gold, lit (4),
+                    tower count, max height, max height per material (5),
+                    lit windows held (count), seat present
+private             own hand per suit (5), own face-down suits (5), own kept lit
+                    windows (5), own windows known in the stack (5), lit
+                    windows drawn now (5)
+belief              unseen cards per suit (5), undealt deck size (1)
+==================  ==========================================================
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..core.game import Layout
+from . import components as C
+
+if TYPE_CHECKING:
+    from .state import AsaraGame, AsaraState
+
+MAX_SEATS = 4
+NUM_PHASES = 9
+LIMITED_AREAS = tuple(a for a in range(C.NUM_AREAS) if a != C.FIVE)
+
+
+def player_block_size(slots: int) -> int:
+    return 3 + C.NUM_KINDS + C.NUM_MATERIALS * slots * 4 + 2 + C.NUM_MATERIALS + 2
+
+
+def build_layout(game: AsaraGame) -> tuple[dict[str, slice], int]:
+    """Slices of every block for this configuration, and attaches the per-value scale vector."""
+    L = Layout()
+    L.add("meta", 4 + 3 + 1 + NUM_PHASES + 4 + 4 + 1)
+    L.add("pending", 17 + 8 + 7 + 5 + 1 + 4 + 20 + 1)
+    L.add("areas", len(LIMITED_AREAS) * 7)
+    L.add("spaces", 2 * game.total_spaces)
+    L.add("five", 1)
+    L.add("cards_laid", MAX_SEATS * 6)
+    L.add("displays", C.NUM_KINDS)
+    L.add("piles", C.NUM_KINDS + 4 + 1)
+    pb = player_block_size(game.slots)
+    for i in range(MAX_SEATS):
+        L.add(f"player_{i}", pb)
+    L.add("private", 25)
+    L.add("belief", 6)
+    size = L.size
+    scale = np.ones(size, dtype=np.float32)
+    cps = float(game.cards_per_suit)
+    kind_max = float(max(max(game.kind_total), 1))
+    sl = L.slices
+    scale[sl["meta"].stop - 1] = 1.0 / 30.0
+    a = sl["areas"].start
+    for i in range(len(LIMITED_AREAS)):
+        scale[a + i * 7 + 6] = 1.0 / 4.0
+    scale[sl["five"]] = 1.0 / 20.0
+    scale[sl["cards_laid"]] = 1.0 / cps
+    scale[sl["displays"]] = 1.0 / 6.0
+    ps = sl["piles"]
+    scale[ps.start: ps.start + C.NUM_KINDS] = 1.0 / kind_max
+    scale[ps.start + C.NUM_KINDS: ps.stop - 1] = 1.0 / 25.0
+    scale[ps.stop - 1] = 1.0 / 15.0
+    ts = 3 + C.NUM_KINDS
+    for i in range(MAX_SEATS):
+        o = sl[f"player_{i}"].start
+        scale[o] = 1.0 / 100.0
+        scale[o + 1] = 1.0 / 150.0
+        scale[o + 2] = 1.0 / 12.0
+        scale[o + 3: o + ts] = 1.0 / 4.0
+        for j in range(C.NUM_MATERIALS * game.slots):
+            scale[o + ts + 4 * j + 1] = 1.0 / C.MAX_HEIGHT_NORM
+            scale[o + ts + 4 * j + 2] = 1.0 / 4.0
+            scale[o + ts + 4 * j + 3] = 1.0 / 4.0
+        t2 = o + ts + C.NUM_MATERIALS * game.slots * 4
+        scale[t2] = 1.0 / 10.0
+        scale[t2 + 1: t2 + 2 + C.NUM_MATERIALS] = 1.0 / C.MAX_HEIGHT_NORM
+        scale[t2 + 2 + C.NUM_MATERIALS] = 1.0 / 6.0
+    pr = sl["private"].start
+    scale[pr: pr + 10] = 1.0 / cps
+    scale[pr + 10: pr + 25] = 1.0 / 3.0
+    b = sl["belief"].start
+    scale[b: b + 5] = 1.0 / cps
+    scale[b + 5] = 1.0 / 45.0
+    game._obs_scale_vec = scale
+    return dict(sl), size
+
+
+def encode(s: AsaraState, p: int) -> np.ndarray:
+    """Player p's information state (see the module docstring for the blocks)."""
+    g = s.game
+    n = g.num_players
+    lay = g.observation_layout
+    v = [0.0] * g.obs_size
+    rel = [(q - p) % n for q in range(n)]
+    # meta
+    o = 0
+    v[o + s.year - 1] = 1.0
+    v[o + 4 + n - 2] = 1.0
+    v[o + 7] = 1.0 if g.pro else 0.0
+    if s.phase < NUM_PHASES:
+        v[o + 8 + s.phase] = 1.0
+    v[o + 17 + rel[s.caliph]] = 1.0
+    v[o + 21 + rel[s.start_player]] = 1.0
+    v[o + 25] = s.turn_no
+    # pending
+    o = lay["pending"].start
+    if s.p_area >= 0:
+        v[o + s.p_area] = 1.0
+    v[o + 17 + s.b_left] = 1.0
+    if s.phase == 6:  # build: the plot in use
+        v[o + 25 + s.p_space - g.area_start[C.CIRCLE]] = 1.0
+    for m in range(5):
+        v[o + 32 + m] = s.open_[m]
+    v[o + 37] = 1.0 if s.p_fee else 0.0
+    if s.p_pile >= 0:
+        v[o + 38 + s.p_pile] = 1.0
+    if s.p_cards >= 0 and s.phase == 2 and s.current_player == p:  # a pair's suits are private
+        v[o + 42 + s.p_cards] = 1.0
+    v[o + 62] = s.lit_keep_left
+    # areas and spaces
+    o = lay["areas"].start
+    own = s.sp_owner
+    card = s.sp_card
+    st = g.area_start
+    nsp = g.area_spaces
+    for i, a in enumerate(LIMITED_AREAS):
+        v[o + i * 7 + s.lead[a] + 1] = 1.0
+        v[o + i * 7 + 6] = sum(1 for j in range(st[a], st[a] + nsp[a]) if card[j] == 5)
+    o = lay["spaces"].start
+    for j in range(g.total_spaces):
+        if own[j] >= 0:
+            v[o + 2 * j] = 1.0
+            if own[j] == p:
+                v[o + 2 * j + 1] = 1.0
+    v[lay["five"].start] = sum(s.five_by)
+    o = lay["cards_laid"].start
+    for q in range(n):
+        b = o + rel[q] * 6
+        v[b: b + 5] = s.laid_up[q * 5: q * 5 + 5]
+        v[b + 5] = sum(s.laid_down[q * 5: q * 5 + 5])
+    o = lay["displays"].start
+    v[o: o + C.NUM_KINDS] = s.display
+    o = lay["piles"].start
+    for t in range(4):
+        pile = s.piles[t]
+        for x in pile:
+            v[o + t * 10 + x] += 1
+        v[o + C.NUM_KINDS + t] = len(pile)
+    v[o + C.NUM_KINDS + 4] = len(s.lit_stack)
+    # players
+    hide = g.options["human_realistic_obs"]
+    S = g.slots
+    ts = 3 + C.NUM_KINDS
+    tw = s.towers
+    for q in range(n):
+        b = lay[f"player_{rel[q]}"].start
+        mine = q == p
+        if mine or not hide:
+            v[b] = s.money[q]
+            v[b + 3: b + ts] = s.reserve[q * C.NUM_KINDS: (q + 1) * C.NUM_KINDS]
+        v[b + 1] = s.pp[q]
+        v[b + 2] = s.hand_n[q]
+        count = 0
+        best = 0
+        tb = b + ts
+        mb = tb + C.NUM_MATERIALS * S * 4 + 2
+        for m in range(5):
+            bm = 0
+            i = (q * 5 + m) * S * 8
+            for slot in range(S):
+                if tw[i]:
+                    h = (tw[i + 1] > 0) + 1 + tw[i + 2] + tw[i + 3] + tw[i + 4] + tw[i + 5] + tw[i + 6] + tw[i + 7]
+                    k = tb + (m * S + slot) * 4
+                    v[k] = 1.0
+                    v[k + 1] = h
+                    v[k + 2] = (tw[i] == 2) + (tw[i + 1] == 2) + tw[i + 3] + tw[i + 5]
+                    v[k + 3] = tw[i + 6] + tw[i + 7]
+                    count += 1
+                    if h > bm:
+                        bm = h
+                i += 8
+            v[mb + m] = bm
+            if bm > best:
+                best = bm
+        v[mb - 2] = count
+        v[mb - 1] = best
+        v[mb + 5] = sum(s.lit_res[q * 5: q * 5 + 5])
+        v[mb + 6] = 1.0
+    # private
+    o = lay["private"].start
+    v[o: o + 5] = s.hand[p * 5: p * 5 + 5]
+    v[o + 5: o + 10] = s.laid_down[p * 5: p * 5 + 5]
+    v[o + 10: o + 15] = s.lit_res[p * 5: p * 5 + 5]
+    bit = 1 << p
+    for i, m in enumerate(s.lit_stack):
+        if s.lit_seen[i] & bit:
+            v[o + 15 + m] += 1
+    if s.current_player == p:
+        for m in s.lit_drawn:
+            v[o + 20 + m] += 1
+    # belief
+    o = lay["belief"].start
+    v[o: o + 5] = s.unseen_cards(p)
+    v[o + 5] = len(s.deck)
+    out = np.array(v, dtype=np.float32)
+    out *= g._obs_scale_vec
+    return out

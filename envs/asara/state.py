@@ -1,0 +1,1331 @@
+"""The Asara rules engine (base game and professional version), 2-4 players.
+
+Reading order follows the rulebook: setup (``_setup_game``), the turn (dispatch
+a buyer: ``area_mask`` / ``card_mask`` / ``place_buyer``; execute the move:
+``buy_from_market``, ``take_bank_money``, ``build_step``, ``bribe``...), the end
+of a year (``score_year_end``, ``start_new_year``) and the final evaluation
+(``final_awards``).  Rule references (section numbers, A-nn) point into the
+rules file ``shared/rules/asara.md``.
+
+Position layout: every per-player quantity is one flat list indexed
+``player * width + i`` so that :meth:`AsaraState.clone` is a handful of list
+copies.  Tests may set the public fields directly (or use
+:meth:`AsaraState.from_position`) and then call :meth:`AsaraState.refresh`.
+"""
+
+from __future__ import annotations
+
+from math import ceil
+from typing import Any
+
+import numpy as np
+
+from ..core.game import CorruptStateError, Game, Option, State
+from ..core.rng import Rng, as_rng
+from . import components as C
+from .actions import (
+    AREA_BANK,
+    AREA_BUILD1,
+    AREA_CALIPH,
+    AREA_FIVE,
+    AREA_LIT,
+    AREA_RECRUIT,
+    AREA_SPIES,
+    B_BASE,
+    B_LIT,
+    B_STOP,
+    B_TRUNK,
+    B_TURRET,
+    B_WINDOW,
+    LIT_DECLINE,
+    MARKET_DECLINE,
+    NUM_AREA_ACTIONS,
+    PAIRS,
+    SPY_DECLINE,
+    SPY_NOTHING,
+    ActionCodec,
+    area_action_target,
+)
+
+# phases of a turn (the observation carries them)
+(PH_AREA, PH_CARDS, PH_SPACE, PH_MARKET, PH_SPY_PILE, PH_SPY_TAKE, PH_BUILD, PH_LIT_OFFER, PH_LIT_KEEP,
+ PH_DONE) = range(10)
+NUM_PHASES = 9
+PHASE_NAMES = ("select area", "select cards", "select space", "market purchase", "spies: choose pile",
+               "spies: take", "build", "lighted windows: offer", "lighted windows: keep", "game over")
+PAIR_CARD = 5  # sp_card value of a face-down pair
+NF = C.NUM_MATERIALS
+TF = C.TOWER_FIELDS
+
+
+def _type_dict_option(name: str, value: Any, lo: int, hi: int) -> list[int]:
+    """Validate a {type: int} option and return it as a list indexed by section type."""
+    if not isinstance(value, dict) or set(value) != set(C.TYPES):
+        raise ValueError(f"asara: option {name} must be a dict with keys {', '.join(C.TYPES)}; got {value!r}")
+    out = []
+    for t in C.TYPES:
+        v = value[t]
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            raise ValueError(f"asara: option {name}[{t!r}]={v!r} must be an int in [{lo}, {hi}]")
+        out.append(v)
+    return out
+
+
+def _fee_list_option(name: str, value: Any) -> list[int]:
+    if (not isinstance(value, list) or not 1 <= len(value) <= 7
+            or any(isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 50 for v in value)):
+        raise ValueError(f"asara: option {name} must be a list of 1..7 ints in [0, 50]; got {value!r}")
+    return sorted(value)
+
+
+def completable_reach(r_max: int, open_: list[int], base: list[int], trunk: list[int], window: list[int],
+                      turret: list[int], lit: list[int], has: list[int], uncov: list[int], free: list[int]) -> int:
+    """Bitmask of the numbers r <= r_max of further build steps that can all be used legally.
+
+    Bit r is set iff exactly r more sections can be built from the reserve so
+    that every tower opened in this action gets its turret (rules file 14.3:
+    a base needs its turret in the same action, middles need a tower of their
+    material, a lit window needs an uncovered window of its material).
+    """
+    owed = 0
+    for m in range(NF):
+        if open_[m] > turret[m]:
+            return 0
+        owed += open_[m]
+    if owed > r_max:
+        return 0
+    span = r_max - owed
+    full = (1 << (span + 1)) - 1
+    reach = 1
+    for m in range(NF):
+        nmax = min(base[m], turret[m] - open_[m], free[m])
+        w = window[m]
+        jmax = trunk[m] + w + min(lit[m], uncov[m] + w)
+        band = (1 << (jmax + 1)) - 1
+        opts = band if has[m] else 1
+        for n in range(1, nmax + 1):
+            opts |= band << (2 * n)
+        opts &= full
+        if opts == 1:
+            continue
+        new = 0
+        x = reach
+        while x:
+            low = x & -x
+            new |= opts << (low.bit_length() - 1)
+            x ^= low
+        reach = new & full
+    return reach << owed
+
+
+def award(entities: list[tuple[int, tuple, int]], first: int, second: int, round_up: bool) -> dict[int, int]:
+    """Rules 8.2: points per owner for one award over (value, rank_key, owner) entities.
+
+    A tie for 1st pools 1st and 2nd and leaves no 2nd place; a tie for 2nd splits
+    the 2nd-place points; shares are rounded up (or down with ``tie_rounding``).
+    """
+    def share(total: int, k: int) -> int:
+        return ceil(total / k) if round_up else total // k
+
+    out: dict[int, int] = {}
+    ents = [e for e in entities if e[0] > 0]
+    if not ents:
+        return out
+    top = max(e[1] for e in ents)
+    firsts = [e for e in ents if e[1] == top]
+    if len(firsts) >= 2:
+        pts = share(first + second, len(firsts))
+        for e in firsts:
+            out[e[2]] = out.get(e[2], 0) + pts
+        return out
+    out[firsts[0][2]] = out.get(firsts[0][2], 0) + first
+    rest = [e for e in ents if e[1] < top]
+    if not rest:
+        return out
+    v2 = max(e[1] for e in rest)
+    seconds = [e for e in rest if e[1] == v2]
+    pts = share(second, len(seconds))
+    for e in seconds:
+        out[e[2]] = out.get(e[2], 0) + pts
+    return out
+
+
+class AsaraGame(Game):
+    """Asara for 2-4 players; ``version`` "base" or "professional"; every ASSUMPTION an option."""
+
+    name = "asara"
+    env_name = "asara_v0"
+    pretty_name = "Asara"
+    min_players = 2
+    max_players = 4
+    default_players = 2
+    score_scale = 40.0
+    hidden_information = True
+    options_spec = (
+        Option("version", "base", "base game or professional version (recruiting, lighted windows)",
+               choices=("base", "professional")),
+        Option("cards_per_suit", C.CARDS_PER_SUIT, "A-01: buyer cards per suit (5 suits)", type=int, bounds=(7, 12)),
+        Option("sections_per_material", dict(C.SECTIONS_PER_MATERIAL), "A-02: tower sections per type and material",
+               type=dict),
+        Option("lit_per_material", C.LIT_PER_MATERIAL, "A-02b: lighted windows per material", type=int,
+               bounds=(0, 6)),
+        Option("gold_per_type_material", dict(C.GOLD_PER_TYPE_MATERIAL),
+               "A-03: gold-decorated sections per type and material", type=dict),
+        Option("unlimited_coins", True, "A-04: coin supply is unlimited (False: 215 Asari in all)", type=bool),
+        Option("prices", dict(C.PRICES), "A-05/A-06: price per material (green and white are assumptions)",
+               type=dict),
+        Option("market_card_spaces", dict(C.MARKET_CARD_SPACES), "A-07: buyer-card spaces per market", type=dict),
+        Option("display_size", dict(C.DISPLAY_SIZE), "A-08: face-up tiles per market display", type=dict),
+        Option("spy_space_fees", list(C.SPY_SPACE_FEES), "A-09: one House of Spies space per fee", type=list),
+        Option("recruit_space_fees", list(C.RECRUIT_SPACE_FEES), "A-10: recruit spaces and fees (pro)", type=list),
+        Option("lit_house_spaces", C.LIT_HOUSE_SPACES, "A-11: spaces of the House of the lighted windows (pro)",
+               type=int, bounds=(1, 7)),
+        Option("board_by_player_count", None, "A-12: no board changes by player count", choices=(None,)),
+        Option("allow_pair_in_empty_area", False, "A-13: a face-down pair may open an area without lead suit",
+               type=bool),
+        Option("bank_auto_highest", True, "A-14: the bank card takes the highest vacant value (False: choose)",
+               type=bool),
+        Option("spy_auto_cheapest", True, "A-15: spies/recruit use the cheapest vacant space (False: choose)",
+               type=bool),
+        Option("allow_decline_market", True, "A-16: a market card may be laid without buying", type=bool),
+        Option("allow_decline_spies", True, "A-16: the spies move may be declined before paying the fee", type=bool),
+        Option("allow_decline_lit_house", False, "variant: lay a card in the lighted-window house and take nothing",
+               type=bool),
+        Option("allow_voluntary_higher_plot", False, "A-18: a higher plot may be chosen while plot k is free",
+               type=bool),
+        Option("build_exact_k", True, "A-19: exactly k sections must be built (False: 1..k)", type=bool),
+        Option("caliph_holder_may_retake", True, "A-21: the Caliph's holder may lay a card on the Caliph space",
+               type=bool),
+        Option("final_highest_overall", list(C.HIGHEST_OVERALL), "A-22: highest tower overall, 1st and 2nd",
+               type=list),
+        Option("height_rank_unit", "tower", "A-24: height awards rank towers or each player's best tower",
+               choices=("tower", "player_best_tower")),
+        Option("tie_rounding", "up", "A-26: rounding of shared award points", choices=("up", "down")),
+        Option("lit_discard_order", "random", "A-28: unkept lighted windows go to the bottom in random order",
+               choices=("random",)),
+        Option("lit_short_stack", "draw_remaining",
+               "A-30: short lighted-window stack: look at what remains, or require the full offer",
+               choices=("draw_remaining", "require_full")),
+        Option("lit_tiebreak_count_unbuilt", False, "A-31: unbuilt lighted windows count in the most-towers tie-break",
+               type=bool),
+        Option("pair_only_if_lacking_suit", False, "variant: face-down pair only without a card of the lead suit",
+               type=bool),
+        Option("human_realistic_obs", False, "observation hides opponents' money and reserves", type=bool),
+    )
+
+    def _setup(self) -> None:
+        o = self.options
+        n = self.num_players
+        self.pro = o["version"] == "professional"
+        self.cards_per_suit = o["cards_per_suit"]
+        self.hand_size = C.HAND_SIZE[n]
+        self.sections = _type_dict_option("sections_per_material", o["sections_per_material"], 0, 8)
+        if self.sections[C.BASE] < 1 or self.sections[C.TURRET] < 1:
+            raise ValueError("asara: option sections_per_material needs at least 1 base and 1 turret per material")
+        self.gold = _type_dict_option("gold_per_type_material", o["gold_per_type_material"], 0, 8)
+        for t in range(C.NUM_TYPES):
+            if self.gold[t] > self.sections[t]:
+                raise ValueError(f"asara: option gold_per_type_material[{C.TYPES[t]!r}] exceeds sections_per_material")
+        prices = o["prices"]
+        if not isinstance(prices, dict) or set(prices) != set(C.MATERIALS) or any(
+                isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 50 for v in prices.values()):
+            raise ValueError(f"asara: option prices must map {', '.join(C.MATERIALS)} to ints in [0, 50]")
+        self.price = [prices[m] for m in C.MATERIALS]
+        self.market_spaces = _type_dict_option("market_card_spaces", o["market_card_spaces"], 1, 7)
+        self.display_size = _type_dict_option("display_size", o["display_size"], 0, 12)
+        self.spy_fees = _fee_list_option("spy_space_fees", o["spy_space_fees"])
+        self.recruit_fees = _fee_list_option("recruit_space_fees", o["recruit_space_fees"])
+        fho = o["final_highest_overall"]
+        if len(fho) != 2 or any(isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 50 for v in fho):
+            raise ValueError(f"asara: option final_highest_overall must be [first, second] ints; got {fho!r}")
+        self.highest_overall = tuple(fho)
+        self.slots = self.sections[C.BASE]  # at most this many towers of one material
+        self.lit_per_material = o["lit_per_material"] if self.pro else 0
+        # card spaces per area (the 5-Asari building is unlimited and has none)
+        nsp = list(self.market_spaces) + [len(C.BANK_VALUES), C.NUM_PLOTS, len(self.spy_fees), 1, 0,
+                                          len(self.recruit_fees) if self.pro else 0,
+                                          o["lit_house_spaces"] if self.pro else 0]
+        self.area_spaces = nsp
+        self.area_start = [sum(nsp[:a]) for a in range(C.NUM_AREAS)]
+        self.total_spaces = sum(nsp)
+        self.codec = ActionCodec(self.slots, max(len(C.BANK_VALUES), C.NUM_PLOTS, len(self.spy_fees),
+                                                  len(self.recruit_fees)))
+        self.num_actions = self.codec.size
+        # number of tiles of each global kind (type*10 + material*2 + gold)
+        self.kind_total = [0] * C.NUM_KINDS
+        for t in range(C.NUM_TYPES):
+            for m in range(NF):
+                self.kind_total[t * 10 + m * 2] = self.sections[t] - self.gold[t]
+                self.kind_total[t * 10 + m * 2 + 1] = self.gold[t]
+        self.total_cards = C.NUM_SUITS * self.cards_per_suit
+        from .observation import build_layout
+
+        self.observation_layout, self.obs_size = build_layout(self)
+        self._obs_scale = None
+
+    def new_state(self, seed: int | None = None) -> AsaraState:
+        return AsaraState(self, seed)
+
+
+class AsaraState(State):
+    """One Asara position (mutable; ``apply`` validates, ``_apply`` plays)."""
+
+    _game_class = AsaraGame
+    game: AsaraGame
+
+    # fields copied by clone() and saved by to_json(): name -> kind ("int", "list", "lists")
+    _INT_FIELDS = ("current_player", "phase", "year", "start_player", "caliph", "turn_no", "p_area", "p_k",
+                   "p_cards", "p_space", "p_pile", "p_fee", "b_left", "b_built", "lit_keep_left")
+    _LIST_FIELDS = ("money", "pp", "hand", "laid_up", "laid_down", "five_by", "sp_owner", "sp_card", "lead",
+                    "display", "reserve", "towers", "deck", "lit_stack", "lit_seen", "lit_res", "lit_drawn",
+                    "year_pts", "final_pts", "open_")
+
+    def __init__(self, game: AsaraGame, seed: int | None = None, *, _empty: bool = False) -> None:
+        self.game = game
+        if _empty:
+            return
+        self.rng = Rng(seed)
+        self._setup_game()
+
+    # ------------------------------------------------------------------ setup
+    def _setup_game(self) -> None:
+        """Rules 3: displays filled, random start player with the Caliph, money 20/21/.., hands dealt."""
+        g = self.game
+        n = g.num_players
+        rng = self.rng
+        self.piles: list[list[int]] = []
+        for t in range(C.NUM_TYPES):
+            pile = [x for x in range(C.KINDS_PER_TYPE) for _ in range(g.kind_total[t * 10 + x])]
+            rng.shuffle(pile)
+            self.piles.append(pile)
+        self.display = [0] * C.NUM_KINDS
+        self.refill_displays()
+        self.start_player = rng.randbelow(n)
+        self.caliph = self.start_player
+        self.money = [0] * n
+        for i in range(n):
+            self.money[(self.start_player + i) % n] = C.START_MONEY + i
+        self.pp = [0] * n
+        self.reserve = [0] * (n * C.NUM_KINDS)
+        self.towers = [0] * (n * NF * g.slots * TF)
+        self.lit_res = [0] * (n * NF)
+        self.lit_drawn: list[int] = []
+        self.lit_keep_left = 0
+        self.lit_stack = [m for m in range(NF) for _ in range(g.lit_per_material)]
+        rng.shuffle(self.lit_stack)
+        self.lit_seen = [0] * len(self.lit_stack)
+        self.year_pts = [0] * (n * C.NUM_YEARS)
+        self.final_pts = [0] * n
+        self.year = 1
+        self.open_ = [0] * NF
+        self._clear_board()
+        self.deal_hands()
+        self._clear_pending()
+        self.current_player = self.start_player
+        self.phase = PH_AREA
+        self.turn_no = 0
+        self.refresh()
+
+    def _clear_board(self) -> None:
+        g = self.game
+        n = g.num_players
+        self.sp_owner = [-1] * g.total_spaces
+        self.sp_card = [-1] * g.total_spaces
+        self.lead = [-1] * C.NUM_AREAS
+        self.laid_up = [0] * (n * C.NUM_SUITS)
+        self.laid_down = [0] * (n * C.NUM_SUITS)
+        self.five_by = [0] * n
+
+    def _clear_pending(self) -> None:
+        self.p_area = -1  # area-select action id of the turn in progress
+        self.p_k = 0
+        self.p_cards = -1
+        self.p_space = -1  # global space index used
+        self.p_pile = -1
+        self.p_fee = 0
+        self.b_left = 0
+        self.b_built = 0
+        for m in range(NF):
+            self.open_[m] = 0
+
+    def deal_hands(self) -> None:
+        """Rules 3.6 / 7.2: shuffle all cards and deal 9/8/7 each; the rest is the undealt deck."""
+        g = self.game
+        n = g.num_players
+        deck = [s for s in range(C.NUM_SUITS) for _ in range(g.cards_per_suit)]
+        self.rng.shuffle(deck)
+        self.hand = [0] * (n * C.NUM_SUITS)
+        for p in range(n):
+            for _ in range(g.hand_size):
+                self.hand[p * C.NUM_SUITS + deck.pop()] += 1
+        self.deck = deck
+
+    def refill_displays(self) -> None:
+        """Rules 3.3 / 7.3: fill empty display spaces from the market's pile (spaces stay empty when it runs out)."""
+        g = self.game
+        for t in range(C.NUM_TYPES):
+            have = sum(self.display[t * 10: t * 10 + 10])
+            pile = self.piles[t]
+            while have < g.display_size[t] and pile:
+                self.display[t * 10 + pile.pop()] += 1
+                have += 1
+
+    # ---------------------------------------------------------- position API
+    @classmethod
+    def from_position(cls, game: AsaraGame, seed: int = 0, **fields: Any) -> AsaraState:
+        """A state after setup with ``fields`` overwritten (for hand-made test positions)."""
+        s = cls(game, seed)
+        for k, v in fields.items():
+            if not hasattr(s, k):
+                raise AttributeError(f"AsaraState has no field {k!r}")
+            setattr(s, k, v)
+        s.refresh()
+        return s
+
+    def refresh(self) -> None:
+        """Recompute caches after fields were edited by hand."""
+        n = self.game.num_players
+        self.hand_n = [sum(self.hand[p * 5: p * 5 + 5]) for p in range(n)]
+        self._mask = None
+
+    # tower helpers ---------------------------------------------------------------
+    def tower_index(self, p: int, m: int, slot: int) -> int:
+        return ((p * NF + m) * self.game.slots + slot) * TF
+
+    def towers_of(self, p: int) -> list[tuple[int, int, list[int]]]:
+        """(material, slot, record) of every tower player p has."""
+        out = []
+        S = self.game.slots
+        tw = self.towers
+        for m in range(NF):
+            for slot in range(S):
+                i = ((p * NF + m) * S + slot) * TF
+                if tw[i]:
+                    out.append((m, slot, tw[i: i + TF]))
+        return out
+
+    @staticmethod
+    def tower_height(rec: list[int]) -> int:
+        """Rules 5.4: number of sections; lit windows add no height (they cover windows)."""
+        return (rec[0] > 0) + (rec[1] > 0) + rec[2] + rec[3] + rec[4] + rec[5] + rec[6] + rec[7]
+
+    @staticmethod
+    def tower_gold(rec: list[int]) -> int:
+        """Gold decorations still visible (a lit window hides the gold of its window)."""
+        return (rec[0] == 2) + (rec[1] == 2) + rec[3] + rec[5]
+
+    @staticmethod
+    def tower_lit(rec: list[int]) -> int:
+        return rec[6] + rec[7]
+
+    def build_resources(self, p: int) -> tuple[list[int], ...]:
+        """Per material: reserve base/trunk/window/turret/lit, has a tower, uncovered windows, free slots."""
+        S = self.game.slots
+        r = self.reserve
+        o = p * C.NUM_KINDS
+        base = [r[o + 2 * m] + r[o + 2 * m + 1] for m in range(NF)]
+        trunk = [r[o + 10 + 2 * m] + r[o + 11 + 2 * m] for m in range(NF)]
+        window = [r[o + 20 + 2 * m] + r[o + 21 + 2 * m] for m in range(NF)]
+        turret = [r[o + 30 + 2 * m] + r[o + 31 + 2 * m] for m in range(NF)]
+        lit = self.lit_res[p * NF: p * NF + NF]
+        has = [0] * NF
+        uncov = [0] * NF
+        free = [0] * NF
+        tw = self.towers
+        for m in range(NF):
+            i = (p * NF + m) * S * TF
+            for _ in range(S):
+                if tw[i]:
+                    has[m] = 1
+                    uncov[m] += tw[i + 4] + tw[i + 5]
+                else:
+                    free[m] += 1
+                i += TF
+        return base, trunk, window, turret, lit, has, uncov, free
+
+    # ------------------------------------------------------------------ masks
+    def legal_mask(self) -> np.ndarray:
+        m = self._mask
+        if m is None:
+            m = np.zeros(self.game.num_actions, dtype=bool)
+            if self.phase != PH_DONE:
+                m[self._legal_ids()] = True
+            self._mask = m
+        return m
+
+    def legal_actions(self) -> list[int]:
+        if self.phase == PH_DONE:
+            return []
+        ids = self._legal_ids()
+        return ids
+
+    def is_legal(self, action: int) -> bool:
+        return 0 <= action < self.game.num_actions and bool(self.legal_mask()[action])
+
+    def _legal_ids(self) -> list[int]:
+        ph = self.phase
+        c = self.game.codec
+        if ph == PH_AREA:
+            return [i for i, ok in enumerate(self.area_mask()) if ok]
+        if ph == PH_CARDS:
+            return [c.cards + i for i in self.card_choices(self.current_player, area_action_target(self.p_area)[0])]
+        if ph == PH_SPACE:
+            return [c.space + i for i in self.space_choices()]
+        if ph == PH_MARKET:
+            return [c.market + i for i in self.market_choices()]
+        if ph == PH_SPY_PILE:
+            return [c.spy_pile + i for i in self.spy_pile_choices()]
+        if ph == PH_SPY_TAKE:
+            return [c.spy_take + i for i in self.spy_take_choices()]
+        if ph == PH_BUILD:
+            return self.build_choices()
+        if ph == PH_LIT_OFFER:
+            return [c.lit_offer + i for i in self.lit_offer_choices()]
+        if ph == PH_LIT_KEEP:
+            return [c.lit_keep + m for m in sorted(set(self.lit_drawn))]
+        return []
+
+    # -- dispatching a buyer (rules 5.1) ---------------------------------------------
+    def _cards_ok(self, p: int, area: int) -> bool:
+        """Can player p lay a single card or a face-down pair in ``area`` (follow suit)?"""
+        h = self.hand
+        o = p * 5
+        if area == C.FIVE:
+            return self.hand_n[p] > 0
+        lead = self.lead[area]
+        if lead < 0:
+            if self.hand_n[p] > 0:
+                return True
+        elif h[o + lead] > 0:
+            return True
+        return self._pair_ok(p, lead)
+
+    def _pair_ok(self, p: int, lead: int) -> bool:
+        if self.hand_n[p] < 2:
+            return False
+        o = self.game.options
+        if lead < 0:
+            return o["allow_pair_in_empty_area"]
+        if o["pair_only_if_lacking_suit"] and self.hand[p * 5 + lead] > 0:
+            return False
+        return True
+
+    def card_choices(self, p: int, area: int) -> list[int]:
+        """Local card ids: 0-4 one card of suit s, 5+ a face-down pair (rules 5.1, A-13)."""
+        h = self.hand[p * 5: p * 5 + 5]
+        if area == C.FIVE:
+            return [s for s in range(5) if h[s]]
+        lead = self.lead[area]
+        out = [s for s in range(5) if h[s] and (lead < 0 or s == lead)]
+        if self._pair_ok(p, lead):
+            for i, (a, b) in enumerate(PAIRS):
+                if (h[a] >= 2) if a == b else (h[a] and h[b]):
+                    out.append(5 + i)
+        return out
+
+    def _vacant(self, area: int) -> list[int]:
+        st = self.game.area_start[area]
+        own = self.sp_owner
+        return [i for i in range(self.game.area_spaces[area]) if own[st + i] < 0]
+
+    def _plot_for(self, k: int) -> int:
+        """Rules 5.4: plot k if vacant, else the lowest vacant higher plot; -1 if none."""
+        st = self.game.area_start[C.CIRCLE]
+        own = self.sp_owner
+        for i in range(k - 1, C.NUM_PLOTS):
+            if own[st + i] < 0:
+                return i
+        return -1
+
+    def build_reach(self, p: int) -> int:
+        """Bitmask of the section counts k (0..7) that player p could build right now."""
+        res = self.build_resources(p)
+        return completable_reach(C.NUM_PLOTS, [0] * NF, *res)
+
+    def area_mask(self) -> list[bool]:
+        """Rules 5.1-5.2, 9: which of the 17 area ids the current player may choose."""
+        p = self.current_player
+        g = self.game
+        o = g.options
+        money = self.money[p]
+        ok = [False] * NUM_AREA_ACTIONS
+        for t in range(4):
+            if self._vacant(t) and self._cards_ok(p, t):
+                if o["allow_decline_market"]:
+                    ok[t] = True
+                else:
+                    d = self.display
+                    ok[t] = any(d[t * 10 + x] and g.price[x // 2] <= money for x in range(10))
+        ok[AREA_BANK] = bool(self._vacant(C.BANK)) and self._cards_ok(p, C.BANK)
+        if self._cards_ok(p, C.CIRCLE):
+            reach = self.build_reach(p)
+            for k in range(1, C.NUM_PLOTS + 1):
+                plot = self._plot_for(k)
+                if plot < 0 or plot + 1 > money:
+                    continue
+                if o["build_exact_k"]:
+                    ok[AREA_BUILD1 + k - 1] = bool(reach >> k & 1)
+                else:
+                    ok[AREA_BUILD1 + k - 1] = bool(reach & ((1 << (k + 1)) - 2))
+        vac = self._vacant(C.SPIES)
+        if vac and self._cards_ok(p, C.SPIES):
+            if o["allow_decline_spies"]:
+                ok[AREA_SPIES] = True
+            else:
+                ok[AREA_SPIES] = g.spy_fees[vac[0]] <= money and any(self.piles)
+        ok[AREA_CALIPH] = (bool(self._vacant(C.CALIPH)) and self._cards_ok(p, C.CALIPH)
+                           and (o["caliph_holder_may_retake"] or self.caliph != p))
+        ok[AREA_FIVE] = self.hand_n[p] > 0
+        if g.pro:
+            vac = self._vacant(C.RECRUIT)
+            ok[AREA_RECRUIT] = (bool(vac) and self._cards_ok(p, C.RECRUIT) and bool(self.deck)
+                                and min(g.recruit_fees[i] for i in vac) <= money)
+            if self._vacant(C.LIT_HOUSE) and self._cards_ok(p, C.LIT_HOUSE):
+                ok[AREA_LIT] = o["allow_decline_lit_house"] or bool(self.lit_offer_choices())
+        return ok
+
+    def _needs_space_choice(self, area: int) -> bool:
+        o = self.game.options
+        if area == C.BANK:
+            return not o["bank_auto_highest"]
+        if area in (C.SPIES, C.RECRUIT):
+            return not o["spy_auto_cheapest"]
+        if area == C.CIRCLE:
+            return o["allow_voluntary_higher_plot"]
+        return False
+
+    def space_choices(self) -> list[int]:
+        """Spaces the player may pick when an option makes the choice his (A-14, A-15, A-18)."""
+        g = self.game
+        area, k = area_action_target(self.p_area)
+        money = self.money[self.current_player]
+        vac = self._vacant(area)
+        if area == C.CIRCLE:
+            return [i for i in vac if i >= k - 1 and i + 1 <= money]
+        if area == C.RECRUIT:
+            return [i for i in vac if g.recruit_fees[i] <= money]
+        if area == C.SPIES and not g.options["allow_decline_spies"]:
+            return [i for i in vac if g.spy_fees[i] <= money]
+        return vac
+
+    def _auto_space(self, area: int, k: int) -> int:
+        """The space a buyer takes when the rules (with default options) fix it."""
+        if area == C.CIRCLE:
+            return self._plot_for(k)
+        vac = self._vacant(area)
+        return vac[0]  # bank: highest value first; spies/recruit: cheapest fee first; others: any
+
+    def place_buyer(self, p: int, area: int, card: int, space: int) -> None:
+        """Lay the card(s): a single face up (face down on the 5-Asari building), or a pair face down."""
+        h = self.hand
+        o5 = p * 5
+        if card < 5:
+            h[o5 + card] -= 1
+            self.hand_n[p] -= 1
+            if area == C.FIVE:
+                self.laid_down[o5 + card] += 1
+                self.five_by[p] += 1
+                return
+            self.laid_up[o5 + card] += 1
+            if self.lead[area] < 0:
+                self.lead[area] = card
+        else:
+            a, b = PAIRS[card - 5]
+            h[o5 + a] -= 1
+            h[o5 + b] -= 1
+            self.hand_n[p] -= 2
+            self.laid_down[o5 + a] += 1
+            self.laid_down[o5 + b] += 1
+            card = PAIR_CARD
+        gi = self.game.area_start[area] + space
+        self.sp_owner[gi] = p
+        self.sp_card[gi] = card
+        self.p_space = gi
+
+    # -- the moves (rules 5.3-5.7, 9) ---------------------------------------------------
+    def pay_out(self, p: int, amount: int) -> None:
+        """Income from the supply (limited to what is left when coins are limited, A-04)."""
+        if not self.game.options["unlimited_coins"]:
+            amount = max(0, min(amount, C.COIN_TOTAL - sum(self.money)))
+        self.money[p] += amount
+
+    def market_choices(self) -> list[int]:
+        """Rules 5.3: any face-up tile of this market the player can afford; decline (A-16)."""
+        g = self.game
+        t = self.p_area
+        money = self.money[self.current_player]
+        d = self.display
+        out = [x for x in range(10) if d[t * 10 + x] and g.price[x // 2] <= money]
+        if g.options["allow_decline_market"] or not out:
+            out.append(MARKET_DECLINE)
+        return out
+
+    def spy_pile_choices(self) -> list[int]:
+        """Rules 5.5 / A-20: a non-empty pile if the fee is affordable; decline before paying (A-16)."""
+        g = self.game
+        fee = g.spy_fees[self.p_space - g.area_start[C.SPIES]]
+        out = []
+        if fee <= self.money[self.current_player]:
+            out = [t for t in range(4) if self.piles[t]]
+        if g.options["allow_decline_spies"] or not out:
+            out.append(SPY_DECLINE)
+        return out
+
+    def spy_take_choices(self) -> list[int]:
+        g = self.game
+        money = self.money[self.current_player]
+        present = set(self.piles[self.p_pile])
+        out = [x for x in sorted(present) if g.price[x // 2] <= money]
+        out.append(SPY_NOTHING)
+        return out
+
+    def lit_offer_choices(self) -> list[int]:
+        """Rules 9.2 / A-30: the 4- and 10-Asari offers, if affordable and the stack is long enough."""
+        g = self.game
+        money = self.money[self.current_player]
+        n = len(self.lit_stack)
+        full = g.options["lit_short_stack"] == "require_full"
+        out = []
+        for i, (fee, shown, keep) in enumerate(C.LIT_OFFERS):
+            if money >= fee and n >= (shown if full else keep):
+                out.append(i)
+        if self.phase == PH_LIT_OFFER and g.options["allow_decline_lit_house"]:
+            out.append(LIT_DECLINE)
+        return out
+
+    def build_choices(self) -> list[int]:
+        """Rules 5.4: every build step that keeps the action completable (rules file 14.3)."""
+        g = self.game
+        c = g.codec
+        p = self.current_player
+        S = g.slots
+        base, trunk, window, turret, lit, has, uncov, free = self.build_resources(p)
+        open_ = self.open_
+        r = self.b_left - 1
+        exact = g.options["build_exact_k"]
+        res = self.reserve
+        ro = p * C.NUM_KINDS
+        tw = self.towers
+        out: list[int] = []
+
+        def feasible(op, ba, tr, wi, tu, li, ha, un, fr) -> bool:
+            if exact:
+                return bool(completable_reach(r, op, ba, tr, wi, tu, li, ha, un, fr) >> r & 1)
+            return all(op[m] <= tu[m] for m in range(NF)) and sum(op) <= r
+
+        for m in range(NF):
+            tbase = (p * NF + m) * S * TF
+            # base: opens a new tower of m in its lowest free slot
+            if base[m] and free[m]:
+                op = open_[:]
+                op[m] += 1
+                b2 = base[:]
+                b2[m] -= 1
+                h2 = has[:]
+                h2[m] = 1
+                f2 = free[:]
+                f2[m] -= 1
+                if feasible(op, b2, trunk, window, turret, lit, h2, uncov, f2):
+                    for gd in range(2):
+                        if res[ro + 2 * m + gd]:
+                            out.append(c.base_id(m, gd))
+            # turret: closes a tower of m opened in this action
+            if turret[m] and open_[m]:
+                op = open_[:]
+                op[m] -= 1
+                t2 = turret[:]
+                t2[m] -= 1
+                if feasible(op, base, trunk, window, t2, lit, has, uncov, free):
+                    for gd in range(2):
+                        if res[ro + 30 + 2 * m + gd]:
+                            for slot in range(S):
+                                i = tbase + slot * TF
+                                if tw[i] and not tw[i + 1]:
+                                    out.append(c.placed_id(B_TURRET, m, gd, slot))
+            if has[m]:
+                if trunk[m]:
+                    t2 = trunk[:]
+                    t2[m] -= 1
+                    if feasible(open_, base, t2, window, turret, lit, has, uncov, free):
+                        for gd in range(2):
+                            if res[ro + 10 + 2 * m + gd]:
+                                out.extend(c.placed_id(B_TRUNK, m, gd, slot) for slot in range(S)
+                                           if tw[tbase + slot * TF])
+                if window[m]:
+                    w2 = window[:]
+                    w2[m] -= 1
+                    u2 = uncov[:]
+                    u2[m] += 1
+                    if feasible(open_, base, trunk, w2, turret, lit, has, u2, free):
+                        for gd in range(2):
+                            if res[ro + 20 + 2 * m + gd]:
+                                out.extend(c.placed_id(B_WINDOW, m, gd, slot) for slot in range(S)
+                                           if tw[tbase + slot * TF])
+                if lit[m] and uncov[m]:
+                    l2 = lit[:]
+                    l2[m] -= 1
+                    u2 = uncov[:]
+                    u2[m] -= 1
+                    if feasible(open_, base, trunk, window, turret, l2, has, u2, free):
+                        for slot in range(S):
+                            i = tbase + slot * TF
+                            if tw[i] and (tw[i + 4] or tw[i + 5]):
+                                out.append(c.lit_id(m, slot))
+        if not exact and self.b_built >= 1 and not any(open_):
+            out.append(c.b_stop)
+        out.sort()
+        return out
+
+    # ------------------------------------------------------------------ apply
+    def _apply(self, action: int) -> None:
+        self._mask = None
+        g = self.game
+        c = g.codec
+        p = self.current_player
+        ph = self.phase
+        if ph == PH_AREA:
+            self.p_area = action
+            self.p_k = area_action_target(action)[1]
+            self.phase = PH_CARDS
+        elif ph == PH_CARDS:
+            self.p_cards = action - c.cards
+            area, k = area_action_target(self.p_area)
+            if self._needs_space_choice(area):
+                self.phase = PH_SPACE
+            else:
+                self.place_buyer(p, area, self.p_cards, self._auto_space(area, k) if area != C.FIVE else -1)
+                self.execute_move(p, area)
+        elif ph == PH_SPACE:
+            area = area_action_target(self.p_area)[0]
+            self.place_buyer(p, area, self.p_cards, action - c.space)
+            self.execute_move(p, area)
+        elif ph == PH_MARKET:
+            self.buy_from_market(p, action - c.market)
+        elif ph == PH_SPY_PILE:
+            self.choose_spy_pile(p, action - c.spy_pile)
+        elif ph == PH_SPY_TAKE:
+            self.bribe(p, action - c.spy_take)
+        elif ph == PH_BUILD:
+            self.build_step(p, action)
+        elif ph == PH_LIT_OFFER:
+            self.take_lit_offer(p, action - c.lit_offer)
+        elif ph == PH_LIT_KEEP:
+            self.keep_lit_window(p, action - c.lit_keep)
+
+    def execute_move(self, p: int, area: int) -> None:
+        """Rules 5.2: carry out the move of the area the buyer was sent to."""
+        g = self.game
+        if area < 4:
+            self.phase = PH_MARKET
+        elif area == C.BANK:
+            self.pay_out(p, C.BANK_VALUES[self.p_space - g.area_start[C.BANK]])
+            self.end_turn()
+        elif area == C.CIRCLE:
+            plot = self.p_space - g.area_start[C.CIRCLE]
+            self.money[p] -= plot + 1
+            self.b_left = self.p_k
+            self.b_built = 0
+            self.phase = PH_BUILD
+        elif area == C.SPIES:
+            self.phase = PH_SPY_PILE
+        elif area == C.CALIPH:
+            self.caliph = p  # rules 5.6: the patronage tile moves at once; turn order changes next year
+            self.end_turn()
+        elif area == C.FIVE:
+            self.pay_out(p, C.FIVE_VALUE)
+            self.end_turn()
+        elif area == C.RECRUIT:
+            self.recruit_buyers(p)
+        elif area == C.LIT_HOUSE:
+            self.phase = PH_LIT_OFFER
+
+    def buy_from_market(self, p: int, x: int) -> None:
+        """Rules 5.3: take one face-up tile and pay its material's price (gold costs the same)."""
+        if x != MARKET_DECLINE:
+            t = self.p_area
+            self.display[t * 10 + x] -= 1
+            self.money[p] -= self.game.price[x // 2]
+            self.reserve[p * C.NUM_KINDS + t * 10 + x] += 1
+        self.end_turn()
+
+    def choose_spy_pile(self, p: int, t: int) -> None:
+        """Rules 5.5: pay the fee, then search pile t (or decline before paying, A-16)."""
+        if t == SPY_DECLINE:
+            self.end_turn()
+            return
+        g = self.game
+        fee = g.spy_fees[self.p_space - g.area_start[C.SPIES]]
+        self.money[p] -= fee
+        self.p_fee = fee
+        self.p_pile = t
+        self.phase = PH_SPY_TAKE
+
+    def bribe(self, p: int, x: int) -> None:
+        """Rules 5.5: optionally buy one tile from the searched pile at its price; reshuffle the pile."""
+        pile = self.piles[self.p_pile]
+        if x != SPY_NOTHING:
+            pile.remove(x)
+            self.money[p] -= self.game.price[x // 2]
+            self.reserve[p * C.NUM_KINDS + self.p_pile * 10 + x] += 1
+        self.rng.shuffle(pile)
+        self.end_turn()
+
+    def recruit_buyers(self, p: int) -> None:
+        """Rules 9.1 / A-27: pay the space's fee and draw up to 2 cards from the undealt deck."""
+        g = self.game
+        self.money[p] -= g.recruit_fees[self.p_space - g.area_start[C.RECRUIT]]
+        for _ in range(min(C.RECRUIT_DRAW, len(self.deck))):
+            self.hand[p * 5 + self.deck.pop()] += 1
+            self.hand_n[p] += 1
+        self.end_turn()
+
+    def take_lit_offer(self, p: int, i: int) -> None:
+        """Rules 9.2: pay 4 (see 3, keep 1) or 10 (see 5, keep 2); A-30 on a short stack."""
+        if i == LIT_DECLINE:
+            self.end_turn()
+            return
+        fee, shown, keep = C.LIT_OFFERS[i]
+        self.money[p] -= fee
+        k = min(shown, len(self.lit_stack))
+        self.lit_drawn = [self.lit_stack.pop() for _ in range(k)]
+        del self.lit_seen[len(self.lit_stack):]
+        self.lit_keep_left = min(keep, k)
+        self.phase = PH_LIT_KEEP
+
+    def keep_lit_window(self, p: int, m: int) -> None:
+        """Keep one drawn window; after the last, the rest go to the bottom in random order (A-28)."""
+        self.lit_drawn.remove(m)
+        self.lit_res[p * NF + m] += 1
+        self.lit_keep_left -= 1
+        if self.lit_keep_left == 0:
+            rest = self.lit_drawn
+            self.rng.shuffle(rest)
+            self.lit_stack[0:0] = rest
+            self.lit_seen[0:0] = [1 << p] * len(rest)
+            self.lit_drawn = []
+            self.end_turn()
+
+    def build_step(self, p: int, action: int) -> None:
+        """Rules 5.4: place one section (or stop when building up to k); +1 PP per section."""
+        g = self.game
+        kind, m, gd, slot = g.codec.decode_build(action)
+        if kind == B_STOP:
+            self.end_turn()
+            return
+        tw = self.towers
+        ro = p * C.NUM_KINDS
+        if kind == B_BASE:
+            self.reserve[ro + 2 * m + gd] -= 1
+            i = self.tower_index(p, m, 0)
+            while tw[i]:
+                i += TF
+            tw[i] = 1 + gd
+            self.open_[m] += 1
+        elif kind == B_LIT:
+            self.lit_res[p * NF + m] -= 1
+            i = self.tower_index(p, m, slot)
+            if tw[i + C.T_WIN_P]:  # cover a plain window before a gold one (rules 9.3)
+                tw[i + C.T_WIN_P] -= 1
+                tw[i + C.T_LIT_P] += 1
+            else:
+                tw[i + C.T_WIN_G] -= 1
+                tw[i + C.T_LIT_G] += 1
+        else:
+            t = {B_TURRET: C.TURRET, B_TRUNK: C.TRUNK, B_WINDOW: C.WINDOW}[kind]
+            self.reserve[ro + t * 10 + 2 * m + gd] -= 1
+            i = self.tower_index(p, m, slot)
+            if kind == B_TURRET:
+                tw[i + C.T_TURRET] = 1 + gd
+                self.open_[m] -= 1
+            elif kind == B_TRUNK:
+                tw[i + C.T_TRUNK_P + gd] += 1
+            else:
+                tw[i + C.T_WIN_P + gd] += 1
+        self.pp[p] += 1
+        self.b_built += 1
+        self.b_left -= 1
+        if self.b_left == 0:
+            self.end_turn()
+
+    # -- turn order and years (rules 4, 6, 7) ------------------------------------------------
+    def end_turn(self) -> None:
+        """Next player clockwise who still holds cards; the year ends when nobody does."""
+        self._clear_pending()
+        self.turn_no += 1
+        n = self.game.num_players
+        p = self.current_player
+        hn = self.hand_n
+        for i in range(1, n + 1):
+            q = (p + i) % n
+            if hn[q]:
+                self.current_player = q
+                self.phase = PH_AREA
+                return
+        self.end_year()
+
+    def year_end_points(self, p: int) -> int:
+        """Rules 6: +1 per tower, +1 per visible gold decoration, (pro) +1 per lit window, +1 Caliph."""
+        pts = 0
+        for _m, _s, rec in self.towers_of(p):
+            pts += 1 + self.tower_gold(rec) + self.tower_lit(rec)
+        return pts + (self.caliph == p)
+
+    def end_year(self) -> None:
+        """Year-end evaluation, then the next year or the final evaluation."""
+        n = self.game.num_players
+        for p in range(n):
+            pts = self.year_end_points(p)
+            self.year_pts[(self.year - 1) * n + p] = pts
+            self.pp[p] += pts
+        if self.year == C.NUM_YEARS:
+            fin = self.final_awards()
+            for p in range(n):
+                self.final_pts[p] = fin[p]
+                self.pp[p] += fin[p]
+            self.phase = PH_DONE
+            self.current_player = -1
+            return
+        self.start_new_year()
+
+    def start_new_year(self) -> None:
+        """Rules 7: sweep the board, reshuffle and deal, refill displays, 20 Asari each; the Caliph starts."""
+        n = self.game.num_players
+        self._clear_board()
+        self.deal_hands()
+        self.refill_displays()
+        for p in range(n):
+            self.pay_out(p, C.YEAR_INCOME)
+        self.year += 1
+        self.start_player = self.caliph
+        self.current_player = self.caliph
+        self.phase = PH_AREA
+        self.turn_no = 0
+        self.refresh()
+
+    # -- final evaluation (rules 8, 9.3) ------------------------------------------------------
+    def final_awards(self) -> list[int]:
+        """Per player: material height awards, highest overall, most towers, 1 PP per 10 Asari."""
+        g = self.game
+        n = g.num_players
+        o = g.options
+        up = o["tie_rounding"] == "up"
+        pro = g.pro
+        out = [0] * n
+        towers = []  # (height, rank_key, owner, material)
+        for p in range(n):
+            for m, _s, rec in self.towers_of(p):
+                h = self.tower_height(rec)
+                towers.append((h, (h, self.tower_lit(rec)) if pro else (h,), p, m))
+        best_unit = o["height_rank_unit"] == "player_best_tower"
+
+        def units(ts: list) -> list[tuple]:
+            if not best_unit:
+                return [(h, k, p) for h, k, p, _m in ts]
+            best: dict[int, tuple] = {}
+            for h, k, p, _m in ts:
+                if p not in best or k > best[p][1]:
+                    best[p] = (h, k, p)
+            return list(best.values())
+
+        def add(d: dict[int, int]) -> None:
+            for p, v in d.items():
+                out[p] += v
+
+        for m in range(NF):
+            first, second = C.MATERIAL_AWARDS[m]
+            add(award(units([t for t in towers if t[3] == m]), first, second, up))
+        add(award(units(towers), g.highest_overall[0], g.highest_overall[1], up))
+        players = []
+        for p in range(n):
+            ts = self.towers_of(p)
+            lit = sum(self.tower_lit(rec) for _m, _s, rec in ts)
+            if o["lit_tiebreak_count_unbuilt"]:
+                lit += sum(self.lit_res[p * NF: p * NF + NF])
+            players.append((len(ts), (len(ts), lit) if pro else (len(ts),), p))
+        add(award(players, C.MOST_TOWERS[0], C.MOST_TOWERS[1], up))
+        for p in range(n):
+            out[p] += self.money[p] // C.MONEY_PER_POINT
+        return out
+
+    # ------------------------------------------------------------------ results
+    def is_terminal(self) -> bool:
+        return self.phase == PH_DONE
+
+    def scores(self) -> list[float]:
+        return [float(x) for x in self.pp]
+
+    # ------------------------------------------------------------------ information
+    def observe(self, player: int) -> np.ndarray:
+        from .observation import encode
+
+        return encode(self, player)
+
+    def unseen_cards(self, p: int) -> list[int]:
+        """Per suit, cards p has not seen: in other hands, others' face-down cards or the deck."""
+        g = self.game
+        n = g.num_players
+        out = []
+        for s in range(5):
+            up = sum(self.laid_up[q * 5 + s] for q in range(n))
+            out.append(g.cards_per_suit - self.hand[p * 5 + s] - up - self.laid_down[p * 5 + s])
+        return out
+
+    def determinize(self, player: int, rng: Any = None) -> AsaraState:
+        """A full state consistent with what ``player`` knows (rules file 14.2).
+
+        Unseen cards are re-dealt to the other hands, the other players'
+        face-down cards and the deck (sizes kept); tile piles are reshuffled;
+        (pro) lighted windows whose material ``player`` does not know (others'
+        kept windows and unknown stack entries) are redistributed.
+        """
+        r = as_rng(rng)
+        s = self.clone()
+        g = self.game
+        n = g.num_players
+        pool = []
+        for q in range(n):
+            if q == player:
+                continue
+            for x in range(5):
+                pool.extend([x] * (s.hand[q * 5 + x] + s.laid_down[q * 5 + x]))
+        pool.extend(s.deck)
+        r.shuffle(pool)
+        for q in range(n):
+            if q == player:
+                continue
+            hn = sum(s.hand[q * 5: q * 5 + 5])
+            dn = sum(s.laid_down[q * 5: q * 5 + 5])
+            for x in range(5):
+                s.hand[q * 5 + x] = 0
+                s.laid_down[q * 5 + x] = 0
+            for _ in range(hn):
+                s.hand[q * 5 + pool.pop()] += 1
+            for _ in range(dn):
+                s.laid_down[q * 5 + pool.pop()] += 1
+        s.deck = pool
+        for pile in s.piles:
+            r.shuffle(pile)
+        if g.pro:
+            bit = 1 << player
+            lpool = [m for i, m in enumerate(s.lit_stack) if not s.lit_seen[i] & bit]
+            for q in range(n):
+                if q != player:
+                    for m in range(NF):
+                        lpool.extend([m] * s.lit_res[q * NF + m])
+            if s.lit_drawn and s.current_player != player:
+                lpool.extend(s.lit_drawn)
+            r.shuffle(lpool)
+            for i in range(len(s.lit_stack)):
+                if not s.lit_seen[i] & bit:
+                    s.lit_stack[i] = lpool.pop()
+            for q in range(n):
+                if q != player:
+                    k = sum(s.lit_res[q * NF: q * NF + NF])
+                    for m in range(NF):
+                        s.lit_res[q * NF + m] = 0
+                    for _ in range(k):
+                        s.lit_res[q * NF + lpool.pop()] += 1
+            if s.lit_drawn and s.current_player != player:
+                s.lit_drawn = [lpool.pop() for _ in range(len(s.lit_drawn))]
+        s.rng = Rng(r.next64())
+        s.refresh()
+        return s
+
+    # ------------------------------------------------------------------ copies
+    def clone(self) -> AsaraState:
+        s = AsaraState.__new__(AsaraState)
+        d = s.__dict__
+        src = self.__dict__
+        d["game"] = self.game
+        d["rng"] = self.rng.clone()
+        for k in self._INT_FIELDS:
+            d[k] = src[k]
+        for k in self._LIST_FIELDS:
+            d[k] = src[k][:]
+        d["piles"] = [x[:] for x in self.piles]
+        d["hand_n"] = self.hand_n[:]
+        d["_mask"] = self._mask
+        return s
+
+    def _to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {k: getattr(self, k) for k in self._INT_FIELDS}
+        for k in self._LIST_FIELDS:
+            d[k] = list(getattr(self, k))
+        d["piles"] = [list(x) for x in self.piles]
+        d["rng"] = self.rng.s
+        return d
+
+    @classmethod
+    def _from_dict(cls, game: Game, data: dict[str, Any]) -> AsaraState:
+        assert isinstance(game, AsaraGame)
+        if not isinstance(data, dict):
+            raise CorruptStateError("asara: state must be an object")
+        s = cls(game, _empty=True)
+
+        def bad(msg: str) -> None:
+            raise CorruptStateError(f"corrupt saved asara state: {msg}")
+
+        def is_int(v: Any) -> bool:
+            return isinstance(v, int) and not isinstance(v, bool)
+
+        for k in cls._INT_FIELDS:
+            v = data.get(k)
+            if not is_int(v):
+                bad(f"{k} must be an int, got {v!r}")
+            setattr(s, k, v)
+        for k in cls._LIST_FIELDS:
+            v = data.get(k)
+            if not isinstance(v, list) or not all(is_int(x) for x in v):
+                bad(f"{k} must be a list of ints")
+            setattr(s, k, list(v))
+        piles = data.get("piles")
+        if not isinstance(piles, list) or len(piles) != 4 or not all(
+                isinstance(p, list) and all(is_int(x) and 0 <= x < 10 for x in p) for p in piles):
+            bad("piles must be 4 lists of tile kinds 0..9")
+        s.piles = [list(p) for p in piles]
+        rs = data.get("rng")
+        if not is_int(rs) or not 0 <= rs < 2**64:
+            bad("rng must be a 64-bit int")
+        s.rng = Rng(rs)
+        s.hand_n = [0] * game.num_players
+        s._mask = None
+        s._validate(bad)
+        s.refresh()
+        return s
+
+    def _validate(self, bad: Any) -> None:
+        """Lengths, ranges and conservation of cards, tiles, lighted windows and points."""
+        g = self.game
+        n = g.num_players
+        lengths = {"money": n, "pp": n, "hand": 5 * n, "laid_up": 5 * n, "laid_down": 5 * n, "five_by": n,
+                   "sp_owner": g.total_spaces, "sp_card": g.total_spaces, "lead": C.NUM_AREAS,
+                   "display": C.NUM_KINDS, "reserve": n * C.NUM_KINDS, "towers": n * NF * g.slots * TF,
+                   "lit_res": n * NF, "year_pts": n * C.NUM_YEARS, "final_pts": n, "open_": NF}
+        for k, ln in lengths.items():
+            if len(getattr(self, k)) != ln:
+                bad(f"{k} has length {len(getattr(self, k))}, expected {ln}")
+        for k in ("money", "hand", "laid_up", "laid_down", "five_by", "display", "reserve", "towers", "lit_res",
+                  "year_pts", "final_pts", "open_", "pp"):
+            if min(getattr(self, k)) < 0:
+                bad(f"{k} holds a negative value")
+        if not 1 <= self.year <= C.NUM_YEARS:
+            bad(f"year {self.year} outside 1..4")
+        if not 0 <= self.phase <= PH_DONE:
+            bad(f"phase {self.phase}")
+        if self.phase == PH_DONE:
+            if self.current_player != -1:
+                bad("finished game with a current player")
+        elif not 0 <= self.current_player < n:
+            bad(f"current_player {self.current_player}")
+        for k in ("start_player", "caliph"):
+            if not 0 <= getattr(self, k) < n:
+                bad(f"{k} out of range")
+        if any(not -1 <= x < n for x in self.sp_owner):
+            bad("space owner out of range")
+        if any(not -1 <= x <= PAIR_CARD for x in self.sp_card):
+            bad("space card out of range")
+        if any((o < 0) != (c < 0) for o, c in zip(self.sp_owner, self.sp_card)):
+            bad("space owner and card disagree")
+        if any(not -1 <= x < 5 for x in self.lead):
+            bad("lead suit out of range")
+        self.refresh()
+        # cards: every suit is complete (hands + deck + face-up + face-down)
+        for x in range(5):
+            total = sum(self.hand[q * 5 + x] + self.laid_up[q * 5 + x] + self.laid_down[q * 5 + x] for q in range(n))
+            total += self.deck.count(x)
+            if total != g.cards_per_suit:
+                bad(f"suit {x} has {total} cards, expected {g.cards_per_suit}")
+        if any(not 0 <= x < 5 for x in self.deck):
+            bad("deck card out of range")
+        placed = sum(1 for c in self.sp_card if 0 <= c < 5) + 2 * sum(1 for c in self.sp_card if c == PAIR_CARD)
+        placed += sum(self.five_by)
+        if placed != sum(self.laid_up) + sum(self.laid_down):
+            bad("cards on the board do not match the cards laid")
+        # tiles: piles + displays + reserves + towers
+        counts = [0] * C.NUM_KINDS
+        for t in range(4):
+            for x in self.piles[t]:
+                counts[t * 10 + x] += 1
+            for x in range(10):
+                counts[t * 10 + x] += self.display[t * 10 + x]
+                if sum(self.display[t * 10: t * 10 + 10]) > g.display_size[t]:
+                    bad(f"display {C.TYPES[t]} overfull")
+        for q in range(n):
+            for k in range(C.NUM_KINDS):
+                counts[k] += self.reserve[q * C.NUM_KINDS + k]
+        lit_built = [0] * NF
+        for q in range(n):
+            for m, _slot, rec in self.towers_of(q):
+                if rec[0] > 2 or rec[1] > 2:
+                    bad("tower base/turret code out of range")
+                counts[C.BASE * 10 + 2 * m + rec[0] - 1] += 1
+                if rec[1]:
+                    counts[C.TURRET * 10 + 2 * m + rec[1] - 1] += 1
+                elif self.phase != PH_BUILD or q != self.current_player:
+                    bad("a tower without turret outside its build action")
+                counts[C.TRUNK * 10 + 2 * m] += rec[2]
+                counts[C.TRUNK * 10 + 2 * m + 1] += rec[3]
+                counts[C.WINDOW * 10 + 2 * m] += rec[4] + rec[6]
+                counts[C.WINDOW * 10 + 2 * m + 1] += rec[5] + rec[7]
+                lit_built[m] += rec[6] + rec[7]
+            for m in range(NF):
+                for slot in range(g.slots):
+                    i = self.tower_index(q, m, slot)
+                    if not self.towers[i] and any(self.towers[i + 1: i + TF]):
+                        bad("parts in a tower without base")
+        if counts != g.kind_total:
+            bad("tower sections are not conserved")
+        lit = [0] * NF
+        for m in self.lit_stack + self.lit_drawn:
+            if not 0 <= m < NF:
+                bad("lighted window material out of range")
+            lit[m] += 1
+        for m in range(NF):
+            lit[m] += lit_built[m] + sum(self.lit_res[q * NF + m] for q in range(n))
+            if lit[m] != g.lit_per_material:
+                bad(f"lighted windows of {C.MATERIALS[m]} not conserved")
+        if len(self.lit_seen) != len(self.lit_stack) or any(not 0 <= b < (1 << n) for b in self.lit_seen):
+            bad("lit_seen does not match the stack")
+        if self.phase in (PH_CARDS, PH_SPACE) and not 0 <= self.p_area < NUM_AREA_ACTIONS:
+            bad("pending area missing")
+        if self.phase == PH_SPACE and not 0 <= self.p_cards < 20:
+            bad("pending cards missing")
+        if self.phase in (PH_MARKET,) and not 0 <= self.p_area < 4:
+            bad("market phase without a market")
+        if self.phase in (PH_SPY_PILE, PH_SPY_TAKE, PH_BUILD) and not 0 <= self.p_space < g.total_spaces:
+            bad("pending space missing")
+        if self.phase == PH_SPY_TAKE and not 0 <= self.p_pile < 4:
+            bad("pending pile missing")
+        if self.phase == PH_BUILD and not (1 <= self.b_left <= C.NUM_PLOTS and sum(self.open_) <= self.b_left):
+            bad("build progress out of range")
+        if self.phase == PH_LIT_KEEP and not 1 <= self.lit_keep_left <= len(self.lit_drawn):
+            bad("lighted-window choice out of range")
+        if self.phase != PH_LIT_KEEP and self.lit_drawn:
+            bad("drawn lighted windows outside their choice")
+        if self.phase == PH_AREA and sum(self.hand[self.current_player * 5: self.current_player * 5 + 5]) == 0:
+            bad("the player to move holds no cards")
+        try:
+            s2 = self.clone()
+            s2.refresh()
+            if self.phase != PH_DONE and not s2._legal_ids():
+                bad("no legal action in the saved position")
+        except (IndexError, KeyError, ValueError) as e:
+            bad(f"inconsistent pending action ({e})")
+
+    # ------------------------------------------------------------------ display
+    def action_name(self, action: int) -> str:
+        return self.game.codec.name(int(action))
+
+    def render_text(self, viewer: int | None = None) -> str:
+        """Everything public plus the hand of ``viewer`` (default: the player to move)."""
+        from .render import render_text
+
+        return render_text(self, viewer)
+
+    def render_rgb(self) -> np.ndarray:
+        from .render import render_rgb
+
+        return render_rgb(self)
+
+
+AsaraGame.state_class = AsaraState
