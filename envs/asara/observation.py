@@ -233,4 +233,5 @@ def encode(s: AsaraState, p: int) -> np.ndarray:
     v[o + 5] = len(s.deck)
     out = np.array(v, dtype=np.float32)
     out *= g._obs_scale_vec
+    np.minimum(out, 1.0, out=out)  # the observation space is the unit box
     return out
