@@ -1,0 +1,514 @@
+"""Watching games: PNG frames, animated GIFs and a self-contained HTML replay viewer.
+
+A replay is ``(config, seed, actions)`` (see :meth:`MatchResult.replay`); the
+positions are re-created by applying the actions, and each position is drawn
+with the game's own :meth:`State.render_rgb`.  Nothing here knows any game.
+
+    game, states = states_from_replay(result.replay())
+    write_html(game, states, result.actions, "game.html", title="Kerala, seed 7")
+    write_gif(states, "game.gif", fps=2)
+    write_frames(states, "frames/")
+
+The HTML file needs no network and no server: the frames are inline base64
+PNGs (identical pictures are stored once), the viewer has a step slider,
+previous / next / play buttons, the list of decisions with the acting player,
+the scores of every position, and keyboard control (arrows, Home/End, space).
+``#step=N`` in the URL opens it at position ``N``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import io
+import json
+import os
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .game import Game, State
+
+__all__ = [
+    "ReplayViewer",
+    "frame_image",
+    "html_replay",
+    "png_bytes",
+    "states_from_replay",
+    "write_frames",
+    "write_gif",
+    "write_html",
+]
+
+
+# -- replays -> positions -----------------------------------------------------------
+def states_from_replay(doc: dict[str, Any], game: Game | None = None) -> tuple[Game, list[State]]:
+    """Re-create every position of a replay document: ``(game, [state_0, ..., state_T])``.
+
+    ``doc`` has ``game``, ``config``, ``seed`` and ``actions`` (what
+    ``MatchResult.replay()`` returns and ``meeplezoo play --replay`` writes).
+    """
+    try:
+        name, config, seed, actions = doc["game"], dict(doc["config"]), doc["seed"], list(doc["actions"])
+    except (KeyError, TypeError) as e:
+        raise ValueError(f"not a replay document (expected keys game, config, seed, actions): {e}") from None
+    if game is None:
+        from meeplezoo.registry import make_game
+
+        n = config.pop("num_players", None)
+        game = make_game(name, n, **config)
+    elif game.name != name:
+        raise ValueError(f"replay is for game {name!r}, not {game.name!r}")
+    state = game.new_state(seed)
+    states = [state.clone()]
+    for i, a in enumerate(actions):
+        try:
+            state.apply(a)
+        except ValueError as e:
+            raise ValueError(f"replay does not replay: decision {i + 1}: {e}") from None
+        states.append(state.clone())
+    return game, states
+
+
+# -- pictures ---------------------------------------------------------------------
+def frame_image(state: State):  # noqa: ANN201 - PIL.Image.Image
+    """The position as a PIL RGB image (checked: uint8, (H, W, 3))."""
+    from PIL import Image
+
+    rgb = state.render_rgb()
+    if not isinstance(rgb, np.ndarray) or rgb.dtype != np.uint8 or rgb.ndim != 3 or rgb.shape[2] != 3:
+        got = f"{type(rgb).__name__} {getattr(rgb, 'dtype', '')} {getattr(rgb, 'shape', '')}"
+        raise ValueError(f"{state.game.name}: render_rgb() must return uint8 (H, W, 3), got {got}")
+    return Image.fromarray(rgb, "RGB")
+
+
+def png_bytes(image: Any, compress_level: int = 6) -> bytes:
+    """PNG encoding of a PIL image or an RGB array."""
+    from PIL import Image
+
+    if isinstance(image, np.ndarray):
+        image = Image.fromarray(image, "RGB")
+    buf = io.BytesIO()
+    image.save(buf, format="PNG", compress_level=compress_level)
+    return buf.getvalue()
+
+
+def _check_states(states: Sequence[State]) -> list[State]:
+    states = list(states)
+    if not states:
+        raise ValueError("a replay needs at least one position; states is empty")
+    for i, s in enumerate(states):
+        if not isinstance(s, State):
+            raise ValueError(f"states[{i}] is a {type(s).__name__}, not a meeplezoo State")
+    return states
+
+
+def _check_fps(fps: float) -> float:
+    if isinstance(fps, bool) or not isinstance(fps, (int, float)) or not 0 < fps <= 100:
+        raise ValueError(f"fps must be a number in (0, 100], got {fps!r}")
+    return float(fps)
+
+
+def write_frames(states: Iterable[State], directory: str | os.PathLike, *, prefix: str = "frame") -> list[str]:
+    """One PNG per position (``frame_0000.png`` = the start); returns the paths written.
+
+    The directory is created if needed; existing files with the same names are replaced.
+    """
+    states = _check_states(states)
+    directory = os.fspath(directory)
+    if os.path.exists(directory) and not os.path.isdir(directory):
+        raise ValueError(f"frames directory {directory!r} exists and is not a directory")
+    if not prefix or os.sep in prefix:
+        raise ValueError(f"prefix must be a non-empty file-name prefix, got {prefix!r}")
+    os.makedirs(directory, exist_ok=True)
+    digits = max(4, len(str(len(states) - 1)))
+    paths = []
+    for i, s in enumerate(states):
+        path = os.path.join(directory, f"{prefix}_{i:0{digits}d}.png")
+        with open(path, "wb") as f:
+            f.write(png_bytes(frame_image(s)))
+        paths.append(path)
+    return paths
+
+
+def _pad_to(image: Any, size: tuple[int, int], bg: tuple[int, int, int]):  # noqa: ANN202
+    from PIL import Image
+
+    if image.size == size:
+        return image
+    canvas = Image.new("RGB", size, bg)
+    canvas.paste(image, (0, 0))
+    return canvas
+
+
+def write_gif(states: Iterable[State], path: str | os.PathLike, fps: float = 2, *, hold_last: float = 3.0,
+              loop: int = 0) -> str:
+    """An animated GIF of the positions at ``fps`` frames per second.
+
+    Frames of different sizes are padded (top-left aligned) to the largest; the
+    final position is held ``hold_last`` times longer so the result can be read.
+    ``loop=0`` loops forever (GIF convention).
+    """
+    states = _check_states(states)
+    fps = _check_fps(fps)
+    if not (isinstance(hold_last, (int, float)) and hold_last >= 1):
+        raise ValueError(f"hold_last must be a number >= 1, got {hold_last!r}")
+    path = os.fspath(path)
+    _check_parent(path)
+    images = [frame_image(s) for s in states]
+    size = (max(im.width for im in images), max(im.height for im in images))
+    bg = images[0].getpixel((0, 0))
+    images = [_pad_to(im, size, bg) for im in images]
+    ms = max(20, int(round(1000 / fps)))
+    durations = [ms] * len(images)
+    durations[-1] = int(ms * hold_last)
+    first, rest = images[0], images[1:]
+    buf = io.BytesIO()
+    first.save(buf, format="GIF", save_all=True, append_images=rest, duration=durations, loop=loop,
+               optimize=False, disposal=1)
+    with open(path, "wb") as f:
+        f.write(buf.getvalue())
+    return path
+
+
+def _check_parent(path: str) -> None:
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise ValueError(f"cannot write {path!r}: directory {parent!r} does not exist")
+    if os.path.isdir(path):
+        raise ValueError(f"cannot write {path!r}: it is a directory")
+
+
+# -- the HTML viewer ------------------------------------------------------------------
+def _replay_data(game: Game, states: Sequence[State], actions: Sequence[int], *, players: Sequence[str] | None,
+                 title: str, seed: Any, text: bool, compress_level: int) -> dict[str, Any]:
+    states = _check_states(states)
+    actions = [int(a) for a in actions]
+    if len(actions) != len(states) - 1:
+        raise ValueError(f"{len(states)} positions need {len(states) - 1} actions, got {len(actions)}")
+    n = game.num_players
+    if players is None:
+        players = [f"player {p}" for p in range(n)]
+    players = [str(p) for p in players]
+    if len(players) != n:
+        raise ValueError(f"players names {len(players)} seats, the game has {n}")
+    frames: list[str] = []
+    index: dict[str, int] = {}
+    steps = []
+    for i, s in enumerate(states):
+        if s.game != game:
+            raise ValueError(f"states[{i}] is a position of {s.game!r}, not of {game!r}")
+        png = png_bytes(frame_image(s), compress_level)
+        key = hashlib.sha1(png).hexdigest()
+        if key not in index:
+            index[key] = len(frames)
+            frames.append("data:image/png;base64," + base64.b64encode(png).decode("ascii"))
+        step: dict[str, Any] = {
+            "frame": index[key],
+            "to_move": int(s.current_player),
+            "terminal": bool(s.is_terminal()),
+            "scores": [float(x) for x in s.scores()],
+        }
+        if step["terminal"]:
+            step["places"] = [int(p) + 1 for p in s.placements()]
+        if i > 0:
+            prev = states[i - 1]
+            step["actor"] = int(prev.current_player)
+            step["action"] = actions[i - 1]
+            step["action_name"] = prev.action_name(actions[i - 1])
+        if text:
+            step["text"] = s.render_text()
+        steps.append(step)
+    return {
+        "title": title,
+        "game": game.name,
+        "pretty_name": getattr(game, "pretty_name", game.name),
+        "config": game.config,
+        "seed": seed,
+        "players": players,
+        "frames": frames,
+        "steps": steps,
+    }
+
+
+_CSS = """
+:root { --ink: #1d1d1f; --muted: #6b6b70; --line: #d9d6cc; --paper: #faf8f2; --accent: #2d6a9f; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--ink);
+       background: var(--paper); }
+header { padding: 10px 16px; border-bottom: 1px solid var(--line); display: flex; gap: 16px; align-items: baseline;
+         flex-wrap: wrap; }
+header h1 { font-size: 18px; margin: 0; }
+header .meta { color: var(--muted); }
+main { display: flex; gap: 16px; padding: 12px 16px; align-items: flex-start; }
+#board { flex: 1 1 auto; min-width: 0; text-align: center; }
+#frame { max-width: 100%; height: auto; border: 1px solid var(--line); background: #fff; image-rendering: auto; }
+aside { flex: 0 0 340px; display: flex; flex-direction: column; gap: 10px; }
+.controls { display: flex; gap: 4px; align-items: center; flex-wrap: wrap; }
+.controls button { font: inherit; padding: 4px 10px; border: 1px solid var(--line); background: #fff;
+                   border-radius: 4px; cursor: pointer; }
+.controls button:hover { border-color: var(--accent); }
+.controls button:disabled { opacity: .4; cursor: default; }
+#slider { width: 100%; }
+#counter { font-variant-numeric: tabular-nums; color: var(--muted); }
+#move { min-height: 2.8em; padding: 6px 8px; background: #fff; border: 1px solid var(--line); border-radius: 4px; }
+#move .who { font-weight: 600; }
+table { border-collapse: collapse; width: 100%; background: #fff; }
+th, td { border: 1px solid var(--line); padding: 3px 6px; text-align: left; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+tr.to-move td:first-child::before { content: "\\25B6  "; color: var(--accent); }
+tr.winner td { font-weight: 600; }
+#moves { margin: 0; padding: 0; list-style: none; max-height: 45vh; overflow-y: auto; background: #fff;
+         border: 1px solid var(--line); border-radius: 4px; }
+#moves li { padding: 2px 8px; cursor: pointer; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+#moves li:hover { background: #eef3f8; }
+#moves li.current { background: var(--accent); color: #fff; }
+#moves .n { display: inline-block; min-width: 3.2em; color: var(--muted); font-variant-numeric: tabular-nums; }
+#moves li.current .n { color: #dde; }
+details { padding: 0 16px 16px; }
+pre { background: #fff; border: 1px solid var(--line); padding: 8px; overflow-x: auto; }
+.help { color: var(--muted); font-size: 12px; }
+@media (max-width: 900px) { main { flex-direction: column; } aside { flex-basis: auto; width: 100%; } }
+"""
+
+_JS = r"""
+(function () {
+  "use strict";
+  const data = JSON.parse(document.getElementById("replay-data").textContent);
+  const steps = data.steps, last = steps.length - 1;
+  const $ = (id) => document.getElementById(id);
+  const img = $("frame"), slider = $("slider"), counter = $("counter"), move = $("move");
+  const scores = $("scores-body"), moves = $("moves"), text = $("text"), playBtn = $("play");
+  const speed = $("speed");
+  let cur = -1, timer = null;
+
+  slider.max = String(last);
+  // the list of decisions: item i is the move leading to position i (item 0 = the start)
+  const items = steps.map((s, i) => {
+    const li = document.createElement("li");
+    const n = document.createElement("span");
+    n.className = "n";
+    n.textContent = i === 0 ? "" : i + ".";
+    li.appendChild(n);
+    li.appendChild(document.createTextNode(
+      i === 0 ? "start" : data.players[s.actor] + ": " + s.action_name));
+    li.dataset.step = String(i);
+    li.addEventListener("click", () => { stop(); go(i); });
+    moves.appendChild(li);
+    return li;
+  });
+
+  function fmt(x) { return Number.isInteger(x) ? String(x) : x.toFixed(2); }
+
+  function go(i) {
+    i = Math.max(0, Math.min(last, i | 0));
+    if (i === cur) return;
+    const s = steps[i];
+    if (cur >= 0) items[cur].classList.remove("current");
+    cur = i;
+    items[i].classList.add("current");
+    items[i].scrollIntoView({ block: "nearest" });
+    img.src = data.frames[s.frame];
+    img.alt = "position " + i;
+    slider.value = String(i);
+    counter.textContent = "position " + i + " / " + last;
+    document.body.dataset.step = String(i);
+    move.innerHTML = "";
+    const line = document.createElement("div");
+    if (i === 0) {
+      line.textContent = "Start of the game.";
+    } else {
+      const who = document.createElement("span");
+      who.className = "who";
+      who.textContent = data.players[s.actor];
+      line.append("Decision " + i + ": ", who, ": ");
+      const act = document.createElement("span");
+      act.id = "action";
+      act.textContent = s.action_name;
+      line.appendChild(act);
+    }
+    const next = document.createElement("div");
+    next.className = "help";
+    next.textContent = s.terminal ? "Game over." : "To move: " + data.players[s.to_move];
+    move.append(line, next);
+    scores.innerHTML = "";
+    s.scores.forEach((sc, p) => {
+      const tr = document.createElement("tr");
+      if (!s.terminal && p === s.to_move) tr.className = "to-move";
+      if (s.terminal && s.places[p] === 1) tr.className = "winner";
+      const cells = [data.players[p], fmt(sc), s.terminal ? String(s.places[p]) : ""];
+      cells.forEach((c, k) => {
+        const td = document.createElement("td");
+        td.textContent = c;
+        if (k > 0) td.className = "num";
+        tr.appendChild(td);
+      });
+      scores.appendChild(tr);
+    });
+    if (text) text.textContent = s.text || "";
+    $("first").disabled = $("prev").disabled = i === 0;
+    $("next").disabled = $("last").disabled = i === last;
+    try { history.replaceState(null, "", "#step=" + i); } catch (e) { /* file:// in some browsers */ }
+  }
+
+  function stop() {
+    if (timer !== null) { clearInterval(timer); timer = null; }
+    playBtn.textContent = "\u25B6 play";
+    document.body.dataset.playing = "false";
+  }
+  function play() {
+    if (timer !== null) { stop(); return; }
+    if (cur === last) go(0);
+    playBtn.textContent = "\u275A\u275A pause";
+    document.body.dataset.playing = "true";
+    timer = setInterval(() => { if (cur >= last) stop(); else go(cur + 1); }, 1000 / Number(speed.value));
+  }
+  speed.addEventListener("change", () => { if (timer !== null) { stop(); play(); } });
+
+  $("first").addEventListener("click", () => { stop(); go(0); });
+  $("prev").addEventListener("click", () => { stop(); go(cur - 1); });
+  $("next").addEventListener("click", () => { stop(); go(cur + 1); });
+  $("last").addEventListener("click", () => { stop(); go(last); });
+  playBtn.addEventListener("click", play);
+  slider.addEventListener("input", () => { stop(); go(Number(slider.value)); });
+  document.addEventListener("keydown", (e) => {
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    const t = e.target;
+    if (t && t.tagName === "SELECT") return;
+    let handled = true;
+    switch (e.key) {
+      case "ArrowRight": case "ArrowDown": stop(); go(cur + 1); break;
+      case "ArrowLeft": case "ArrowUp": stop(); go(cur - 1); break;
+      case "PageDown": stop(); go(cur + 10); break;
+      case "PageUp": stop(); go(cur - 10); break;
+      case "Home": stop(); go(0); break;
+      case "End": stop(); go(last); break;
+      case " ": play(); break;
+      default: handled = false;
+    }
+    if (handled) e.preventDefault();
+  });
+
+  const m = /step=(\d+)/.exec(location.hash);
+  go(m ? Number(m[1]) : 0);
+  document.body.dataset.ready = "true";
+})();
+"""
+
+
+def _json_for_script(obj: Any) -> str:
+    """JSON safe inside a <script> element (no ``</script>`` or ``<!--`` can end it)."""
+    text = json.dumps(obj, separators=(",", ":"), allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def html_replay(game: Game, states: Sequence[State], actions: Sequence[int], *, title: str | None = None,
+                players: Sequence[str] | None = None, seed: Any = None, text: bool = True,
+                compress_level: int = 6) -> str:
+    """The replay viewer as one HTML document (a string); see :func:`write_html`."""
+    if title is None:
+        title = f"{getattr(game, 'pretty_name', game.name)} replay"
+    data = _replay_data(game, states, actions, players=players, title=str(title), seed=seed, text=text,
+                        compress_level=compress_level)
+    opts = ", ".join(f"{k}={v}" for k, v in game.non_default_options.items())
+    meta = f"{data['pretty_name']} \u00b7 {game.num_players} players"
+    if opts:
+        meta += f" \u00b7 {opts}"
+    if seed is not None:
+        meta += f" \u00b7 seed {seed}"
+    meta += f" \u00b7 {len(data['steps']) - 1} decisions"
+    t = html.escape(str(title))
+    text_block = ('<details><summary>Position as text</summary><pre id="text"></pre></details>' if text else "")
+    return f"""<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="meeplezoo">
+<title>{t}</title>
+<style>{_CSS}</style>
+</head>
+<body data-step="" data-ready="false" data-playing="false">
+<header><h1>{t}</h1><span class="meta">{html.escape(meta)}</span></header>
+<main>
+<section id="board"><img id="frame" alt="position"></section>
+<aside>
+<div class="controls">
+<button id="first" title="first position (Home)">&#x23EE;</button>
+<button id="prev" title="previous position (&#x2190;)">&#x25C0;</button>
+<button id="play" title="play / pause (space)">&#x25B6; play</button>
+<button id="next" title="next position (&#x2192;)">&#x25B6;&#x25B6;</button>
+<button id="last" title="last position (End)">&#x23ED;</button>
+<select id="speed" title="positions per second">
+<option value="0.5">0.5/s</option><option value="1">1/s</option><option value="2" selected>2/s</option>
+<option value="4">4/s</option><option value="10">10/s</option>
+</select>
+</div>
+<input type="range" id="slider" min="0" max="0" value="0" step="1" aria-label="position">
+<div id="counter"></div>
+<div id="move"></div>
+<table id="scores"><thead><tr><th>player</th><th>score</th><th>place</th></tr></thead>
+<tbody id="scores-body"></tbody></table>
+<ol id="moves"></ol>
+<div class="help">Keys: &#x2190; &#x2192; step, PgUp/PgDn 10 steps, Home/End, space play/pause.
+Open with <code>#step=N</code> to start at position N.</div>
+</aside>
+</main>
+{text_block}
+<script type="application/json" id="replay-data">{_json_for_script(data)}</script>
+<script>{_JS}</script>
+</body>
+</html>
+"""
+
+
+def write_html(game: Game, states: Sequence[State], actions: Sequence[int], path: str | os.PathLike, *,
+               title: str | None = None, players: Sequence[str] | None = None, seed: Any = None,
+               text: bool = True, compress_level: int = 6) -> str:
+    """Write a self-contained HTML replay viewer (one file, no network) and return its path.
+
+    ``states`` are the positions ``state_0 .. state_T`` and ``actions`` the T
+    decisions between them; ``players`` optionally names the seats (agent
+    names); ``text`` also embeds each position's ``render_text()``.  Every frame
+    is rendered before the file is opened, so a failure writes nothing.
+    """
+    path = os.fspath(path)
+    _check_parent(path)
+    doc = html_replay(game, states, actions, title=title, players=players, seed=seed, text=text,
+                      compress_level=compress_level)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(doc)
+    return path
+
+
+class ReplayViewer:
+    """The HTML viewer for notebooks: ``ReplayViewer(game, states, actions)`` displays itself.
+
+    Jupyter shows it in an ``<iframe srcdoc>`` so several viewers in one
+    notebook do not share element ids; ``.save(path)`` writes the file.
+    """
+
+    def __init__(self, game: Game, states: Sequence[State], actions: Sequence[int], *, height: int = 720,
+                 **kwargs: Any) -> None:
+        self.html = html_replay(game, states, actions, **kwargs)
+        self.height = int(height)
+
+    @classmethod
+    def from_replay(cls, doc: dict[str, Any], **kwargs: Any) -> ReplayViewer:
+        game, states = states_from_replay(doc)
+        kwargs.setdefault("players", doc.get("agents"))
+        kwargs.setdefault("seed", doc.get("seed"))
+        return cls(game, states, doc["actions"], **kwargs)
+
+    def save(self, path: str | os.PathLike) -> str:
+        path = os.fspath(path)
+        _check_parent(path)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.html)
+        return path
+
+    def _repr_html_(self) -> str:
+        return (f'<iframe srcdoc="{html.escape(self.html, quote=True)}" style="width:100%;height:{self.height}px;'
+                f'border:1px solid #ddd" sandbox="allow-scripts"></iframe>')
