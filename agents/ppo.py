@@ -1,0 +1,253 @@
+"""A trained PPO policy as an Agent, and the checkpoint format it loads.
+
+A checkpoint is stable-baselines3's MaskablePPO ``.zip`` (so
+``MaskablePPO.load`` can resume training from it) with two extra members:
+
+* ``meeplezoo.json``: what the policy was trained for (game, player count,
+  rule options, observation layout version and size, number of actions,
+  network shape, training steps);
+* ``meeplezoo_policy.npz``: the policy weights as plain arrays.
+
+:class:`PPOAgent` reads only those two members: ``np.load`` with
+``allow_pickle=False`` executes no code from the file (SB3's own ``data``
+member is cloudpickled), and acting runs the small MLP in numpy, which is
+faster than torch for one observation at a time and lets tournaments and
+self-play workers use checkpoints without importing torch.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .base import Agent
+
+#: version of the meeplezoo.json / npz members (bumped when they change)
+CHECKPOINT_FORMAT = 1
+METADATA_MEMBER = "meeplezoo.json"
+WEIGHTS_MEMBER = "meeplezoo_policy.npz"
+ACTIVATIONS = ("tanh", "relu")
+
+
+def _game_class(name: str) -> type:
+    from meeplezoo.registry import game_class
+
+    return game_class(name)
+
+
+def read_metadata(path: str | Path) -> dict[str, Any]:
+    """The ``meeplezoo.json`` member of a checkpoint (ValueError if it is not one)."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"checkpoint {str(path)!r} does not exist")
+    try:
+        with zipfile.ZipFile(path) as zf:
+            if METADATA_MEMBER not in zf.namelist():
+                raise ValueError(
+                    f"{path} is not a meeplezoo PPO checkpoint (no {METADATA_MEMBER} inside; "
+                    "train with `meeplezoo train` or meeplezoo.training.ppo.train)"
+                )
+            meta = json.loads(zf.read(METADATA_MEMBER))
+    except zipfile.BadZipFile:
+        raise ValueError(f"{path} is not a checkpoint (not a zip file)") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: corrupt {METADATA_MEMBER} ({e})") from None
+    if not isinstance(meta, dict) or meta.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(f"{path}: checkpoint format {meta.get('format')!r} is not {CHECKPOINT_FORMAT}")
+    return meta
+
+
+def _read_weights(path: Path) -> dict[str, np.ndarray]:
+    with zipfile.ZipFile(path) as zf:
+        if WEIGHTS_MEMBER not in zf.namelist():
+            raise ValueError(f"{path}: checkpoint has no {WEIGHTS_MEMBER}")
+        with np.load(io.BytesIO(zf.read(WEIGHTS_MEMBER)), allow_pickle=False) as npz:
+            return {k: np.asarray(npz[k], dtype=np.float32) for k in npz.files}
+
+
+def policy_arrays(policy: Any) -> dict[str, np.ndarray]:
+    """A MaskableActorCriticPolicy's weights as float32 numpy arrays (keys as in its state_dict)."""
+    return {k: v.detach().cpu().numpy().astype(np.float32) for k, v in policy.state_dict().items()}
+
+
+def save_checkpoint(model: Any, path: str | Path, metadata: dict[str, Any]) -> Path:
+    """``model.save(path)`` plus the metadata and numpy weights members; returns the path."""
+    path = Path(path)
+    if path.suffix != ".zip":
+        path = path.with_suffix(".zip")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp.zip")  # written aside, then renamed: readers never see half a file
+    model.save(tmp)
+    buf = io.BytesIO()
+    np.savez(buf, **policy_arrays(model.policy))
+    meta = {"format": CHECKPOINT_FORMAT, **metadata}
+    with zipfile.ZipFile(tmp, "a", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(METADATA_MEMBER, json.dumps(meta, indent=2, sort_keys=True))
+        zf.writestr(WEIGHTS_MEMBER, buf.getvalue())
+    tmp.replace(path)
+    return path
+
+
+def check_compatible(meta: dict[str, Any], game: Any = None, num_players: int | None = None,
+                     rule_options: dict[str, Any] | None = None, source: str = "checkpoint") -> Any:
+    """The Game the checkpoint was trained for, after checking it against what the caller plays.
+
+    ``game`` is a registry id, a Game object or None (take the checkpoint's).
+    Raises ValueError naming the mismatch: another game, player count, rule
+    options, observation layout version or size, or action count.
+    """
+    from meeplezoo.envs.core import Game
+
+    name = meta["game"]
+    if isinstance(game, Game):
+        if game.name != name:
+            raise ValueError(f"{source} was trained for game {name!r}, not {game.name!r}")
+        if num_players is not None and num_players != game.num_players:
+            raise ValueError(f"num_players={num_players} contradicts the game object ({game.num_players} players)")
+        if rule_options:
+            raise ValueError("pass rule options through the Game object, not beside it")
+        target = game
+    else:
+        if game is not None and game != name:
+            raise ValueError(f"{source} was trained for game {name!r}, not {game!r}")
+        cls = _game_class(name)
+        n = meta["num_players"] if num_players is None else num_players
+        opts = dict(meta["options"])
+        opts.update(rule_options or {})
+        target = cls(n, **opts)
+    if target.num_players != meta["num_players"]:
+        raise ValueError(
+            f"{source} was trained for {meta['num_players']}-player {name}, not {target.num_players} players"
+        )
+    if target.options != meta["options"]:
+        diff = {k: (meta["options"].get(k), v) for k, v in target.options.items() if meta["options"].get(k) != v}
+        raise ValueError(
+            f"{source} was trained with other rule options for {name}: "
+            + ", ".join(f"{k}={old!r} in the checkpoint, {new!r} here" for k, (old, new) in diff.items())
+        )
+    version = type(target).observation_version
+    if meta["observation_version"] != version:
+        raise ValueError(
+            f"{source} uses {name} observation layout version {meta['observation_version']}, but this "
+            f"meeplezoo has version {version}; retrain the policy"
+        )
+    if target.observation_shape[0] != meta["observation_size"] or target.num_actions != meta["num_actions"]:
+        raise ValueError(
+            f"{source} expects observations of size {meta['observation_size']} and {meta['num_actions']} actions; "
+            f"{name} has {target.observation_shape[0]} and {target.num_actions}"
+        )
+    return target
+
+
+class PPOAgent(Agent):
+    """A MaskablePPO policy playing through the Agent protocol; always legal via the mask.
+
+    ``deterministic=True`` plays the most probable legal action (evaluation);
+    ``False`` samples from the masked policy (self-play diversity, leagues),
+    seeded by ``seed`` / ``reset(seed)``.
+    """
+
+    name = "ppo"
+
+    def __init__(self, params: dict[str, np.ndarray], metadata: dict[str, Any], *, deterministic: bool = True,
+                 seed: int | None = None, game: Any = None) -> None:
+        if not isinstance(deterministic, bool):
+            raise ValueError(f"ppo: deterministic must be true or false, got {deterministic!r}")
+        self.metadata = metadata
+        self.game = game
+        self.deterministic = deterministic
+        self.rng = np.random.default_rng(seed)
+        act = metadata.get("activation", "tanh")
+        if act not in ACTIVATIONS:
+            raise ValueError(f"ppo: unsupported activation {act!r}; known: {', '.join(ACTIVATIONS)}")
+        self._act_fn = np.tanh if act == "tanh" else (lambda x: np.maximum(x, 0.0))
+        self._layers: list[tuple[np.ndarray, np.ndarray]] = []
+        for i in range(len(metadata["net_arch"]["pi"])):
+            w, b = params[f"mlp_extractor.policy_net.{2 * i}.weight"], params[f"mlp_extractor.policy_net.{2 * i}.bias"]
+            self._layers.append((np.ascontiguousarray(w.T), b))
+        self._head = (np.ascontiguousarray(params["action_net.weight"].T), params["action_net.bias"])
+        self.observation_size = int(metadata["observation_size"])
+        self.num_actions = int(metadata["num_actions"])
+        if self._layers and self._layers[0][0].shape[0] != self.observation_size:
+            raise ValueError("ppo: weights do not match the observation size in the metadata")
+        if self._head[0].shape[1] != self.num_actions:
+            raise ValueError("ppo: weights do not match the number of actions in the metadata")
+
+    # -- construction ----------------------------------------------------------
+    @classmethod
+    def load(cls, path: str | Path, game: Any = None, num_players: int | None = None, seed: int | None = None,
+             **options: Any) -> PPOAgent:
+        """Load a checkpoint, refusing one trained for another game, configuration or layout.
+
+        ``game``: registry id or Game object to check against (None: the
+        checkpoint's own).  ``options``: ``deterministic`` (default True); any
+        other key is a rule option of the game and must match the checkpoint's.
+        """
+        deterministic = options.pop("deterministic", True)
+        meta = read_metadata(path)
+        target = check_compatible(meta, game, num_players, options, source=f"checkpoint {path}")
+        agent = cls(_read_weights(Path(path)), meta, deterministic=deterministic, seed=seed, game=target)
+        agent.name = f"ppo:{path}"
+        return agent
+
+    @classmethod
+    def from_model(cls, model: Any, metadata: dict[str, Any], *, deterministic: bool = True,
+                   seed: int | None = None) -> PPOAgent:
+        """A frozen copy of an in-memory MaskablePPO model (used for evaluation during training)."""
+        return cls(policy_arrays(model.policy), metadata, deterministic=deterministic, seed=seed)
+
+    # -- facts -------------------------------------------------------------------
+    @property
+    def game_name(self) -> str:
+        return self.metadata["game"]
+
+    @property
+    def num_players(self) -> int:
+        return int(self.metadata["num_players"])
+
+    @property
+    def training_steps(self) -> int:
+        return int(self.metadata.get("training_steps", 0))
+
+    # -- acting ------------------------------------------------------------------
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        """Unmasked action logits for one observation (or a batch, shape (B, D))."""
+        h = np.asarray(observation, dtype=np.float32)
+        if h.shape[-1] != self.observation_size:
+            raise ValueError(f"ppo: observation of size {h.shape[-1]}, the policy expects {self.observation_size}")
+        for w, b in self._layers:
+            h = self._act_fn(h @ w + b)
+        return h @ self._head[0] + self._head[1]
+
+    def action_probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """The masked policy: probability 0 on every illegal action."""
+        mask = self._check_mask(action_mask)
+        z = np.where(mask, self.logits(observation).astype(np.float64), -np.inf)
+        z -= z.max()
+        p = np.exp(z)
+        return p / p.sum()
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, *, state: Any = None) -> int:
+        mask = self._check_mask(action_mask)
+        if self.deterministic:
+            z = np.where(mask, self.logits(observation), -np.inf)
+            return int(np.argmax(z))
+        p = self.action_probabilities(observation, mask)
+        return int(self.rng.choice(self.num_actions, p=p))
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def _check_mask(self, action_mask: np.ndarray) -> np.ndarray:
+        mask = np.asarray(action_mask, dtype=bool)
+        if mask.shape != (self.num_actions,):
+            raise ValueError(f"ppo: action mask of shape {mask.shape}, the policy has {self.num_actions} actions")
+        if not mask.any():
+            raise ValueError("ppo: the action mask allows no action")
+        return mask
