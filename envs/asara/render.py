@@ -1,12 +1,237 @@
-"""Text and picture rendering of Asara (placeholder until the full renderer)."""
+"""Text and picture rendering of Asara.
+
+Both show everything public (markets, lead suits, the building circle, every
+player's money, reserve and towers, scores) and the private holdings of one
+viewer only: by default the player to move, so a person at a shared screen sees
+just their own hand.
+"""
+
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
-def render_text(s, viewer=None):
-    return f"year {s.year} player {s.current_player} pp {s.pp}"
+import numpy as np
+
+from . import components as C
+from .actions import PAIRS
+
+if TYPE_CHECKING:
+    from .state import AsaraState
+
+PAIR_CARD = 5
 
 
-def render_rgb(s):
-    from ..core.render import text_to_rgb
+def _kind_str(x: int) -> str:
+    """Kind within a type -> 'Rd' or 'Rd*' (gold)."""
+    return C.MATERIAL_SHORT[x // 2] + ("*" if x % 2 else "")
 
-    return text_to_rgb(render_text(s))
+
+def _counts_str(counts: list[int]) -> str:
+    parts = []
+    for x, c in enumerate(counts):
+        if c:
+            parts.append(_kind_str(x) + (f"x{c}" if c > 1 else ""))
+    return " ".join(parts) or "-"
+
+
+def _space_str(s: AsaraState, area: int) -> str:
+    g = s.game
+    st = g.area_start[area]
+    out = []
+    for i in range(g.area_spaces[area]):
+        o, c = s.sp_owner[st + i], s.sp_card[st + i]
+        if o < 0:
+            out.append("--")
+        else:
+            out.append(f"P{o}:" + ("pair" if c == PAIR_CARD else C.SUIT_NAMES[c]))
+    return " ".join(out)
+
+
+def _lead_str(s: AsaraState, area: int) -> str:
+    lead = s.lead[area]
+    return C.SUIT_NAMES[lead] if lead >= 0 else "none"
+
+
+def _tower_str(s: AsaraState, m: int, slot: int, rec: list[int]) -> str:
+    h = s.tower_height(rec)
+    gold = s.tower_gold(rec)
+    lit = s.tower_lit(rec)
+    extra = (f" gold {gold}" if gold else "") + (f" lit {lit}" if lit else "") + ("" if rec[1] else " OPEN")
+    return f"{C.MATERIAL_SHORT[m]}{slot + 1}[h{h}{extra}]"
+
+
+def render_text(s: AsaraState, viewer: int | None = None) -> str:
+    """A readable account of the position; private holdings only of ``viewer``."""
+    from .state import PH_DONE, PHASE_NAMES
+
+    g = s.game
+    n = g.num_players
+    if viewer is None:
+        viewer = s.current_player if s.current_player >= 0 else None
+    lines = []
+    ver = "professional" if g.pro else "base"
+    head = f"Asara ({ver}, {n} players) - year {s.year}/{C.NUM_YEARS}"
+    if s.phase == PH_DONE:
+        head += " - GAME OVER; winners: " + ", ".join(f"P{p}" for p in s.winners())
+    else:
+        head += f" - P{s.current_player} to move: {PHASE_NAMES[s.phase]}"
+    lines.append(head)
+    lines.append(f"Caliph's favour: P{s.caliph}   this year's start player: P{s.start_player}")
+    lines.append("Markets (card spaces | lead suit | face-up display | pile size):")
+    for t in range(4):
+        disp = s.display[t * 10: t * 10 + 10]
+        lines.append(f"  {C.TYPES[t]:<7} {_space_str(s, t):<28} lead {_lead_str(s, t):<5} "
+                     f"display {_counts_str(disp):<26} pile {len(s.piles[t])}")
+    lines.append("  prices: " + ", ".join(f"{C.MATERIALS[m]} {g.price[m]}" for m in range(5)))
+    lines.append(f"Bank 12/10/8: {_space_str(s, C.BANK)}  lead {_lead_str(s, C.BANK)};  "
+                 f"5-Asari building: {sum(s.five_by)} cards")
+    lines.append(f"Building circle plots 1-7: {_space_str(s, C.CIRCLE)}  lead {_lead_str(s, C.CIRCLE)}")
+    fees = "/".join(str(f) for f in g.spy_fees)
+    lines.append(f"House of Spies {fees}: {_space_str(s, C.SPIES)}  lead {_lead_str(s, C.SPIES)};  "
+                 f"Caliph space: {_space_str(s, C.CALIPH)}")
+    if g.pro:
+        rf = "/".join(str(f) for f in g.recruit_fees)
+        lines.append(f"Recruit {rf}: {_space_str(s, C.RECRUIT)}  lead {_lead_str(s, C.RECRUIT)};  "
+                     f"Lighted windows: {_space_str(s, C.LIT_HOUSE)}  lead {_lead_str(s, C.LIT_HOUSE)}  "
+                     f"stack {len(s.lit_stack)}")
+    lines.append(f"Undealt deck: {len(s.deck)} cards")
+    lines.append("Players:")
+    for p in range(n):
+        mark = ">" if p == s.current_player else " "
+        cal = " (Caliph)" if p == s.caliph else ""
+        lines.append(f" {mark}P{p}{cal}: PP {s.pp[p]}  money {s.money[p]}  hand {s.hand_n[p]} cards"
+                     + (f"  lit windows held {sum(s.lit_res[p * 5: p * 5 + 5])}" if g.pro else ""))
+        res = s.reserve[p * C.NUM_KINDS: (p + 1) * C.NUM_KINDS]
+        parts = [f"{C.TYPES[t]} {_counts_str(res[t * 10: t * 10 + 10])}"
+                 for t in range(4) if any(res[t * 10: t * 10 + 10])]
+        lines.append("     reserve: " + ("; ".join(parts) or "-"))
+        towers = [_tower_str(s, m, slot, rec) for m, slot, rec in s.towers_of(p)]
+        lines.append("     towers: " + (" ".join(towers) or "-"))
+    if viewer is not None:
+        h = s.hand[viewer * 5: viewer * 5 + 5]
+        hand = " ".join(f"{C.SUIT_NAMES[x]}x{h[x]}" for x in range(5) if h[x]) or "-"
+        down = s.laid_down[viewer * 5: viewer * 5 + 5]
+        ds = " ".join(f"{C.SUIT_NAMES[x]}x{down[x]}" for x in range(5) if down[x]) or "-"
+        lines.append(f"Hand of P{viewer}: {hand}   (your face-down cards this year: {ds})")
+        if g.pro:
+            lit = s.lit_res[viewer * 5: viewer * 5 + 5]
+            lines.append("  your lighted windows: "
+                         + (" ".join(f"{C.MATERIAL_SHORT[m]}x{lit[m]}" for m in range(5) if lit[m]) or "-"))
+            if s.lit_drawn and viewer == s.current_player:
+                lines.append("  drawn, choose to keep: " + " ".join(C.MATERIAL_SHORT[m] for m in s.lit_drawn))
+        if s.p_cards >= 0 and viewer == s.current_player:
+            c = s.p_cards
+            lines.append("  cards chosen: " + (C.SUIT_NAMES[c] if c < 5 else
+                                                "pair " + "+".join(C.SUIT_NAMES[x] for x in PAIRS[c - 5])))
+    if s.phase == 6:
+        lines.append(f"Building: {s.b_built} placed, {s.b_left} to go")
+    if s.phase == PH_DONE:
+        lines.append("Final evaluation: " + ", ".join(f"P{p} +{s.final_pts[p]}" for p in range(n)))
+    return "\n".join(lines)
+
+
+# -- picture ------------------------------------------------------------------------
+W, H = 960, 640
+BG = (236, 222, 190)
+INK = (30, 25, 20)
+GOLD = (230, 185, 30)
+PLAYER_RGB = ((200, 60, 60), (50, 100, 200), (40, 150, 70), (150, 80, 170))
+
+
+def render_rgb(s: AsaraState) -> np.ndarray:
+    """Board on top (markets, bank, circle, spies, Caliph), each player's towers below."""
+    from PIL import Image, ImageDraw
+
+    from ..core.render import default_font
+
+    g = s.game
+    n = g.num_players
+    font = default_font()
+    img = Image.new("RGB", (W, H), BG)
+    d = ImageDraw.Draw(img)
+    d.text((10, 6), f"ASARA  year {s.year}/4   " + (f"P{s.current_player} to move" if s.current_player >= 0
+                                                     else "game over"), fill=INK, font=font)
+
+    def spaces(x: int, y: int, area: int) -> None:
+        st = g.area_start[area]
+        for i in range(g.area_spaces[area]):
+            o, c = s.sp_owner[st + i], s.sp_card[st + i]
+            box = (x + i * 22, y, x + i * 22 + 18, y + 26)
+            if o < 0:
+                d.rectangle(box, outline=INK, fill=(250, 245, 230))
+            else:
+                fill = (90, 70, 60) if c == PAIR_CARD else C.SUIT_RGB[c]
+                d.rectangle(box, outline=PLAYER_RGB[o], fill=fill, width=3)
+
+    # markets
+    for t in range(4):
+        x0, y0 = 10 + t * 235, 26
+        d.rectangle((x0, y0, x0 + 225, y0 + 110), outline=INK, fill=(245, 235, 210))
+        d.text((x0 + 5, y0 + 3), f"{C.TYPES[t]} market  pile {len(s.piles[t])}", fill=INK, font=font)
+        spaces(x0 + 5, y0 + 20, t)
+        k = 0
+        for x in range(10):
+            for _ in range(s.display[t * 10 + x]):
+                bx, by = x0 + 5 + (k % 8) * 27, y0 + 55 + (k // 8) * 27
+                d.rectangle((bx, by, bx + 22, by + 22), fill=C.MATERIAL_RGB[x // 2],
+                            outline=GOLD if x % 2 else INK, width=3 if x % 2 else 1)
+                k += 1
+    # bank, circle, spies, caliph (+ pro areas)
+    y1 = 145
+    d.text((10, y1), "Bank 12/10/8", fill=INK, font=font)
+    spaces(10, y1 + 16, C.BANK)
+    d.text((10, y1 + 48), f"5 Asari: {sum(s.five_by)}", fill=INK, font=font)
+    d.text((130, y1), "Building circle 1-7", fill=INK, font=font)
+    spaces(130, y1 + 16, C.CIRCLE)
+    d.text((310, y1), "Spies " + "/".join(map(str, g.spy_fees)), fill=INK, font=font)
+    spaces(310, y1 + 16, C.SPIES)
+    d.text((400, y1), "Caliph", fill=INK, font=font)
+    spaces(400, y1 + 16, C.CALIPH)
+    d.ellipse((440, y1 + 14, 470, y1 + 44), fill=PLAYER_RGB[s.caliph], outline=GOLD, width=3)
+    if g.pro:
+        d.text((490, y1), "Recruit", fill=INK, font=font)
+        spaces(490, y1 + 16, C.RECRUIT)
+        d.text((570, y1), f"Lit windows ({len(s.lit_stack)})", fill=INK, font=font)
+        spaces(570, y1 + 16, C.LIT_HOUSE)
+    # players
+    pw = W // n
+    top = 215
+    for p in range(n):
+        x0 = p * pw + 5
+        d.rectangle((x0, top, x0 + pw - 10, H - 8), outline=PLAYER_RGB[p], width=3, fill=(250, 242, 225))
+        d.text((x0 + 6, top + 4), f"P{p}  PP {s.pp[p]}  money {s.money[p]}  cards {s.hand_n[p]}",
+               fill=INK, font=font)
+        res = s.reserve[p * C.NUM_KINDS: (p + 1) * C.NUM_KINDS]
+        k = 0
+        for kind in range(C.NUM_KINDS):
+            for _ in range(res[kind]):
+                bx, by = x0 + 6 + (k % 16) * 14, top + 22 + (k // 16) * 14
+                d.rectangle((bx, by, bx + 11, by + 11), fill=C.MATERIAL_RGB[(kind % 10) // 2],
+                            outline=GOLD if kind % 2 else INK)
+                k += 1
+        ground = H - 20
+        tx = x0 + 8
+        for m, _slot, rec in s.towers_of(p):
+            h = s.tower_height(rec)
+            col = C.MATERIAL_RGB[m]
+            sec = 18
+            y = ground
+            order = ([rec[0] == 2] + [False] * rec[2] + [True] * rec[3] + ["w"] * rec[4] + ["wg"] * rec[5]
+                     + ["l"] * (rec[6] + rec[7]) + ([rec[1] == 2] if rec[1] else []))
+            for j, part in enumerate(order):
+                top_y = y - sec
+                if j == len(order) - 1 and rec[1]:
+                    d.polygon([(tx, y), (tx + 20, y), (tx + 10, y - 26)], fill=col, outline=GOLD if part else INK)
+                else:
+                    d.rectangle((tx, top_y, tx + 20, y), fill=col, outline=INK)
+                    if part is True or part == "wg":
+                        d.rectangle((tx + 2, top_y + 2, tx + 18, top_y + 5), fill=GOLD)
+                    if part in ("w", "wg", "l"):
+                        d.rectangle((tx + 7, top_y + 6, tx + 13, top_y + 14),
+                                    fill=(255, 230, 80) if part == "l" else (40, 40, 60))
+                y = top_y
+            d.text((tx + 4, ground + 2), str(h), fill=INK, font=font)
+            tx += 26
+            if tx > x0 + pw - 30:
+                break
+    return np.asarray(img, dtype=np.uint8).copy()
