@@ -36,6 +36,10 @@ def balanced(state: HausDerSonneState) -> HausDerSonneState:
     g = state.game
     for f in range(C.NUM_FACES):
         n = sum(p.count(f) for p in state.piles) + state.bays.count(f) + state.hand[0][f] + state.hand[1][f]
+        for pile in state.piles:  # too many copies in play: take the extra ones out of the piles
+            while n > g.face_totals[f] and f in pile:
+                pile.remove(f)
+                n -= 1
         state.discard[f] = g.face_totals[f] - n
     assert min(state.discard) >= 0, "position uses more cards than the deck has"
     state.refresh()
