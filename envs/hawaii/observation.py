@@ -40,9 +40,10 @@ from . import actions as A
 from .components import (
     FRUIT,
     GOD_TYPES,
+    GODS_PLACE,
+    ISLAND_KIND,
     KU,
     NUM_DOCKS,
-    NUM_ISLAND_KINDS,
     NUM_PLACE_KINDS,
     NUM_ROWS,
     NUM_SLOTS,
@@ -55,8 +56,6 @@ from .components import (
     TOKEN_FISH,
     TOKEN_SPEAR,
     TOKEN_VALUE,
-    ISLAND_KIND,
-    GODS_PLACE,
 )
 
 MAX_P = 5
@@ -204,7 +203,7 @@ def encode(s: Any, player: int) -> np.ndarray:
     ist = lay["island_stack"].start
     for isl, up in zip(s.isl_stack, s.isl_up):
         if up:
-            o[ist + 1 + ISLAND_KIND[isl]] += 1.0
+            o[ist + 1 + ISLAND_KIND[isl]] += 0.5
         else:
             o[ist] += 0.1
     sq = lay["sequence"].start
@@ -277,4 +276,5 @@ def encode(s: Any, player: int) -> np.ndarray:
         o[b + 14] = s.spear_value(p) / 4
         for k, gd in enumerate(GOD_TYPES):
             o[b + 15 + k] = s.side_of(p, gd) / 2
+    np.minimum(o, 1.0, out=o)
     return o

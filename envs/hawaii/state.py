@@ -24,7 +24,6 @@ from . import actions as A
 from .components import (
     BOAT,
     BOAT_PAID_CAPACITY,
-    EXCHANGE_CAPACITY,
     EXCHANGE_HUT,
     FEET,
     FISHING_BOAT_CAPACITY,
@@ -217,7 +216,7 @@ class HawaiiGame(Game):
         self.long_hut_width = o["long_hut_width"]
         self.max_cols = o["max_village_columns"]
 
-    def new_state(self, seed: int | None = None) -> "HawaiiState":
+    def new_state(self, seed: int | None = None) -> HawaiiState:
         return HawaiiState.new_game(self, seed)
 
 
@@ -244,7 +243,7 @@ class HawaiiState(State):
 
     # ------------------------------------------------------------------ setup
     @classmethod
-    def new_game(cls, game: HawaiiGame, seed: int | None = None) -> "HawaiiState":
+    def new_game(cls, game: HawaiiGame, seed: int | None = None) -> HawaiiState:
         s = cls.__new__(cls)
         s.game = game
         o = game.options
@@ -300,7 +299,7 @@ class HawaiiState(State):
         return s
 
     @classmethod
-    def from_position(cls, game: HawaiiGame, seed: int = 0, **fields: Any) -> "HawaiiState":
+    def from_position(cls, game: HawaiiGame, seed: int = 0, **fields: Any) -> HawaiiState:
         """A new game with the given public fields replaced (for hand-made test positions)."""
         s = cls.new_game(game, seed)
         for k, v in fields.items():
@@ -1270,7 +1269,7 @@ class HawaiiState(State):
 
         return encode(self, player)
 
-    def determinize(self, player: int, rng: Any = None) -> "HawaiiState":
+    def determinize(self, player: int, rng: Any = None) -> HawaiiState:
         """Resample what nobody has seen: god tiles below the two tops, face-down island order, future draws."""
         r = as_rng(rng)
         s = self.clone()
@@ -1292,7 +1291,7 @@ class HawaiiState(State):
         return s
 
     # -------------------------------------------------------------- copies
-    def clone(self) -> "HawaiiState":
+    def clone(self) -> HawaiiState:
         s = HawaiiState.__new__(HawaiiState)
         d = s.__dict__
         d.update(self.__dict__)
@@ -1344,7 +1343,7 @@ class HawaiiState(State):
         return d
 
     @classmethod
-    def _from_dict(cls, game: Game, data: dict[str, Any]) -> "HawaiiState":
+    def _from_dict(cls, game: Game, data: dict[str, Any]) -> HawaiiState:
         if not isinstance(data, dict):
             raise CorruptStateError("hawaii: state must be an object")
         missing = [k for k in (*cls._FIELDS, "rng") if k not in data]
