@@ -436,11 +436,11 @@ def html_replay(game: Game, states: Sequence[State], actions: Sequence[int], *, 
 <section id="board"><img id="frame" alt="position"></section>
 <aside>
 <div class="controls">
-<button id="first" title="first position (Home)">&#x23EE;</button>
+<button id="first" title="first position (Home)">|&#x25C0;</button>
 <button id="prev" title="previous position (&#x2190;)">&#x25C0;</button>
 <button id="play" title="play / pause (space)">&#x25B6; play</button>
-<button id="next" title="next position (&#x2192;)">&#x25B6;&#x25B6;</button>
-<button id="last" title="last position (End)">&#x23ED;</button>
+<button id="next" title="next position (&#x2192;)">&#x25B6;</button>
+<button id="last" title="last position (End)">&#x25B6;|</button>
 <select id="speed" title="positions per second">
 <option value="0.5">0.5/s</option><option value="1">1/s</option><option value="2" selected>2/s</option>
 <option value="4">4/s</option><option value="10">10/s</option>

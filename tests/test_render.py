@@ -1,0 +1,186 @@
+"""Pictures (``State.render_rgb``) of every registered game.
+
+Every position of a few random games renders without error as uint8 (H, W, 3);
+the same position gives the same picture (after a clone, a JSON round trip, in
+another process with another hash seed); distinct positions give distinct
+pictures; rendering changes nothing.  Games whose module does not import yet
+are skipped.  The speed figures live in ``benchmarks/render_speed.py``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import meeplezoo
+from meeplezoo.envs.core import State
+from toygame import ToyGame
+
+SEEDS = (0, 1)
+
+
+def landed_class(name: str):
+    try:
+        return meeplezoo.game_class(name)
+    except ImportError as e:
+        pytest.skip(f"{name} has not landed yet (its module does not import: {e})")
+
+
+def configs() -> list[tuple[str, int]]:
+    """Every game at its smallest and largest player count (names only: imports happen in the tests)."""
+    out = []
+    for name in meeplezoo.list_envs():
+        try:
+            cls = meeplezoo.game_class(name)
+            counts = sorted({cls.min_players, cls.max_players})
+        except ImportError:
+            counts = [0]  # skipped inside the test, with the reason
+        out += [(name, n) for n in counts]
+    return out
+
+
+def make(name: str, players: int):
+    if name == "toy":
+        return ToyGame(players)
+    cls = landed_class(name)
+    return cls(players)
+
+
+def random_game(game, seed: int) -> tuple[list[State], list[int]]:
+    rng = np.random.default_rng(seed)
+    state = game.new_state(seed)
+    states, actions = [state.clone()], []
+    while not state.is_terminal():
+        a = int(rng.choice(state.legal_actions()))
+        state.apply(a)
+        actions.append(a)
+        states.append(state.clone())
+    return states, actions
+
+
+def digest(rgb: np.ndarray) -> str:
+    return hashlib.sha1(np.ascontiguousarray(rgb).tobytes() + str(rgb.shape).encode()).hexdigest()
+
+
+CASES = configs() + [("toy", 2), ("toy", 4)]
+
+
+@pytest.fixture(scope="module")
+def played():
+    """(name, players) -> [(states, actions, pictures) per seed], each random game rendered once."""
+    cache: dict = {}
+
+    def get(name: str, players: int):
+        if (name, players) not in cache:
+            game = make(name, players)
+            runs = []
+            for seed in SEEDS:
+                states, actions = random_game(game, seed)
+                runs.append((states, actions, [s.render_rgb() for s in states]))
+            cache[name, players] = runs
+        return cache[name, players]
+
+    return get
+
+
+@pytest.mark.parametrize("name,players", CASES)
+def test_every_position_renders(played, name, players):
+    if players == 0:
+        landed_class(name)
+    for states, _, pictures in played(name, players):
+        for i, rgb in enumerate(pictures):
+            assert isinstance(rgb, np.ndarray) and rgb.dtype == np.uint8, f"{name} position {i}: {type(rgb)}"
+            assert rgb.ndim == 3 and rgb.shape[2] == 3 and min(rgb.shape[:2]) >= 16, f"{name}: shape {rgb.shape}"
+            assert rgb.std() > 0, f"{name} position {i}: a blank picture"
+        assert states[-1].is_terminal()
+
+
+@pytest.mark.parametrize("name,players", CASES)
+def test_rendering_is_deterministic_and_pure(played, name, players):
+    if players == 0:
+        landed_class(name)
+    states, _, pictures = played(name, players)[0]
+    for i in range(0, len(states), max(1, len(states) // 12)):
+        s = states[i]
+        before = s.to_json()
+        again = s.render_rgb()
+        assert np.array_equal(again, pictures[i]), f"{name} position {i}: two renders differ"
+        assert s.to_json() == before, f"{name} position {i}: rendering changed the state"
+        assert np.array_equal(s.clone().render_rgb(), pictures[i]), f"{name} position {i}: clone renders differently"
+        loaded = type(s).from_json(before)
+        assert np.array_equal(loaded.render_rgb(), pictures[i]), f"{name} position {i}: JSON round trip differs"
+
+
+@pytest.mark.parametrize("name,players", CASES)
+def test_distinct_positions_give_distinct_pictures(played, name, players):
+    if players == 0:
+        landed_class(name)
+    runs = played(name, players)
+    for states, actions, pictures in runs:
+        assert not np.array_equal(pictures[0], pictures[-1]), f"{name}: start and end of a game look the same"
+        changed = [not np.array_equal(a, b) for a, b in zip(pictures, pictures[1:])]
+        same = [states[i].action_name(actions[i]) for i, c in enumerate(changed) if not c]
+        # a decision whose effect is not drawn (a sub-decision awaiting its continuation) is tolerated,
+        # but most decisions must show: a picture that ignores the play is useless for watching games
+        assert sum(changed) >= len(changed) / 2, (
+            f"{name}: the picture changed after only {sum(changed)} of {len(changed)} decisions; "
+            f"unchanged after e.g. {same[:5]}")
+    # two different games are told apart in mid-game
+    (s0, _, p0), (s1, _, p1) = runs[0], runs[1]
+    k = min(len(p0), len(p1)) // 2
+    if s0[k].to_json() != s1[k].to_json():
+        assert not np.array_equal(p0[k], p1[k]), f"{name}: two different mid-game positions look the same"
+
+
+_SUBPROCESS = r"""
+import hashlib, json, sys
+import numpy as np
+import meeplezoo
+sys.path.insert(0, sys.argv[1])
+from test_render import random_game, digest
+out = {}
+for name, players in json.loads(sys.argv[2]):
+    states, _ = random_game(meeplezoo.make_game(name, players), 0)
+    out[f"{name}/{players}"] = [digest(states[i].render_rgb()) for i in (0, len(states) // 2, len(states) - 1)]
+print(json.dumps(out))
+"""
+
+
+def test_same_picture_in_another_process(played):
+    """No dependence on hash seeds, caches or import order: a fresh interpreter draws the same bytes."""
+    cases = []
+    for name, players in configs():
+        try:
+            meeplezoo.game_class(name)
+        except ImportError:
+            continue
+        cases.append((name, players))
+    if not cases:
+        pytest.skip("no game has landed yet (none of the registered modules imports)")
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    proc = subprocess.run([sys.executable, "-c", _SUBPROCESS, os.path.dirname(__file__), json.dumps(cases)],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    theirs = json.loads(proc.stdout.strip().splitlines()[-1])
+    for name, players in cases:
+        _, _, pictures = played(name, players)[0]
+        ours = [digest(pictures[i]) for i in (0, len(pictures) // 2, len(pictures) - 1)]
+        assert theirs[f"{name}/{players}"] == ours, f"{name} ({players} players): pictures differ between processes"
+
+
+@pytest.mark.parametrize("name", meeplezoo.list_envs())
+def test_rgb_array_through_pettingzoo(name):
+    """``render_mode="rgb_array"`` of the AEC env is the engine's picture."""
+    landed_class(name)
+    env = meeplezoo.make(name, render_mode="rgb_array")
+    env.reset(seed=3)
+    frame = env.render()
+    assert isinstance(frame, np.ndarray) and frame.dtype == np.uint8 and frame.ndim == 3
+    assert np.array_equal(frame, env.unwrapped.game_state.render_rgb())
+    env.close()
