@@ -55,7 +55,6 @@ class HausDerSonneGame(Game):
         Option("deck_table", "reconstructed", "A-01/A-02: palm deck composition (components.DECK_TABLES)",
                choices=tuple(C.DECK_TABLES)),
         Option("shell_value_per_card", 1, "A-03: shells per shell card", bounds=(1, 3)),
-        Option("baskets_per_fish_card", 1, "A-04: baskets per fish card", bounds=(1, 3)),
         Option("majority_rule", "strict", "A-06: statue majority needs strictly more statues (>=1); "
                "'ties_count' also pays both players in a tied segment with statues", choices=("strict", "ties_count")),
         Option("complete_segment_scoring", "per_segment", "A-07: complete-segment card pays 4 per complete "
@@ -226,6 +225,8 @@ class HausDerSonneState(State):
         for k, v in fields.items():
             if k not in cls.__slots__ or k.startswith("_") or k in ("game", "beach_sum"):
                 raise ValueError(f"haus_der_sonne: from_position got unknown field {k!r}")
+            if isinstance(v, list):  # the position owns its lists: the caller's stay untouched
+                v = [x[:] if isinstance(x, list) else x for x in v]
             setattr(s, k, v)
         s.refresh()
         return s
@@ -719,8 +720,7 @@ class HausDerSonneState(State):
         h = self.hand[p]
         hq = self.hand[1 - p]
         pts: dict[str, int] = {}
-        per = o["baskets_per_fish_card"]
-        mine, theirs = (h[C.FISH] + h[C.FISH_B]) * per, (hq[C.FISH] + hq[C.FISH_B]) * per
+        mine, theirs = h[C.FISH] + h[C.FISH_B], hq[C.FISH] + hq[C.FISH_B]  # one basket per card
         pts["fish"] = C.FISH_MAJORITY_POINTS if mine > theirs else 0
         w, b = h[C.WHITE] + h[C.WHITE_B], h[C.BLACK] + h[C.BLACK_B]
         pairs = min(w, b)
