@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.game import CorruptStateError, Game, IllegalActionError, Option, State
+from ..core.game import CorruptStateError, Game, Option, State
 from ..core.rng import Rng, as_rng
 from . import components as C
 from .actions import PICK_IDS, ActionCodec
@@ -605,7 +605,14 @@ class KeralaState(State):
             self._pairs = self._compute_move_tile_pairs(self.current_player)
         return self._pairs
 
-    def _compute_move_tile_pairs(self, player: int) -> dict[int, list[int]]:
+    def _compute_move_tile_pairs(self, player: int, reference: bool = False) -> dict[int, list[int]]:
+        """All legal (source, destination) pairs of a move-tile action (§6.2 S1-S4, D1-D4).
+
+        The default hole rule (enclosed regions, no new hole) uses a local test: a destination in a
+        hole of the platform without the source only fills that hole; one outside it encloses nothing
+        when its empty neighbours stay linked through its 8-neighbourhood; only the remaining cases
+        need a flood fill.  ``reference=True`` flood-fills every candidate (for tests).
+        """
         g = self.game
         opts = g.options
         occ = self.stacks[player]
@@ -613,11 +620,17 @@ class KeralaState(State):
         els = set(self.elephants[player])
         enclosed = opts["hole_definition"] == "enclosed_region"
         none_after = opts["hole_scope"] == "none_after"
+        fast = enclosed and not none_after and not reference
         near_elephant = None
         if opts["move_tile_dest_rule"] == "elephant_adjacent":
             near_elephant = {e + d for e in els for d in delta}
         holes0 = self.hole_cells(player)
+        hole_region = _regions(holes0, delta) if fast else {}
+        ring = (-w, -w + 1, 1, w + 1, w, w - 1, -1, -w - 1)
         out: dict[int, list[int]] = {}
+        frontier = sorted({y for x in occ for d in delta if (y := x + d) not in occ and not blocked[y]})
+        touching = {q: sum(1 for d in delta if q + d in occ) for q in frontier}
+        ring_ok: dict[int, bool] = {}  # ring test of q while the source is not in q's ring
         for s in sorted(occ):
             if s in els:  # S1: no elephant on the stack
                 continue
@@ -625,15 +638,36 @@ class KeralaState(State):
                 continue
             rest = set(occ)
             rest.discard(s)
-            if not _connected(rest, delta):  # S3: the pick-up must not split the platform
+            # S3: the pick-up must not split the platform (neighbours linked around s never split)
+            if not _neighbours_linked_around(s, occ, ring) and not _connected(rest, delta):
                 continue
+            opened: set[int] = set()
+            if fast:
+                # s must reach the outside once emptied, else it is a new hole whatever q is
+                if all(s + d in occ or s + d in holes0 for d in delta):
+                    continue
+                opened = {hole_region[s + d] for d in delta if s + d in holes0}
+            s_side = {s + d for d in delta}
+            s_ring = {s + r for r in ring}
             dests = []
-            cand = {y + d for y in rest for d in delta}
-            for q in sorted(cand):
-                if q == s or q in rest or blocked[q]:  # D1, D2 (and the window, A-20)
+            for q in frontier:  # D1: empty, and not s (s is occupied in P)
+                if touching[q] == 1 and q in s_side:  # D2: it touched the platform only at s
                     continue
                 if near_elephant is not None and q not in near_elephant:  # A-09 alternative
                     continue
+                if fast:
+                    if q in holes0 and hole_region[q] not in opened:
+                        dests.append(q)  # fills (part of) an old hole
+                        continue
+                    if q in s_ring:
+                        ok = _ring_keeps_background(q, s, rest, ring)
+                    else:
+                        ok = ring_ok.get(q)
+                        if ok is None:
+                            ok = ring_ok[q] = _ring_keeps_background(q, s, rest, ring)
+                    if ok:
+                        dests.append(q)
+                        continue
                 rest.add(q)
                 if enclosed:
                     ok = _no_new_enclosed_hole(rest, s, q, holes0, delta, w, none_after)
@@ -1085,6 +1119,74 @@ def _no_new_enclosed_hole(occ: set[int], s: int, q: int, holes0: set[int], delta
                 return False
         done |= region
     return True
+
+
+def _regions(cells: set[int], delta: tuple[int, ...]) -> dict[int, int]:
+    """Orthogonally connected components of ``cells``: cell -> component index."""
+    comp: dict[int, int] = {}
+    k = -1
+    for start in cells:
+        if start in comp:
+            continue
+        k += 1
+        comp[start] = k
+        todo = [start]
+        while todo:
+            x = todo.pop()
+            for d in delta:
+                y = x + d
+                if y in cells and y not in comp:
+                    comp[y] = k
+                    todo.append(y)
+    return comp
+
+
+def _ring_keeps_background(q: int, s: int, rest: set[int], ring: tuple[int, ...]) -> bool:
+    """Whether the empty orthogonal neighbours of ``q`` stay linked through the 8 cells around ``q``
+    once ``q`` is filled (``s`` emptied): then filling ``q`` cuts no empty region in two."""
+    empty = [(q + r) == s or (q + r) not in rest for r in ring]
+    if all(empty):
+        return True
+    k = empty.index(False)
+    runs_with_side = 0
+    in_run = has_side = False
+    for i in range(k + 1, k + 9):
+        j = i & 7
+        if empty[j]:
+            if not in_run:
+                in_run, has_side = True, False
+            if not j & 1:
+                has_side = True
+        elif in_run:
+            runs_with_side += has_side
+            in_run = False
+    if in_run:
+        runs_with_side += has_side
+    return runs_with_side <= 1
+
+
+def _neighbours_linked_around(s: int, occ: Any, ring: tuple[int, ...]) -> bool:
+    """Whether the occupied orthogonal neighbours of ``s`` are joined through occupied cells of
+    its 8-neighbourhood (then removing ``s`` cannot split the platform)."""
+    full = [(s + r) in occ for r in ring]
+    if all(full):
+        return True
+    k = full.index(False)
+    runs_with_side = 0
+    in_run = has_side = False
+    for i in range(k + 1, k + 9):
+        j = i & 7
+        if full[j]:
+            if not in_run:
+                in_run, has_side = True, False
+            if not j & 1:
+                has_side = True
+        elif in_run:
+            runs_with_side += has_side
+            in_run = False
+    if in_run:
+        runs_with_side += has_side
+    return runs_with_side <= 1
 
 
 def _no_new_four_sided_hole(occ: set[int], s: int, q: int, holes0: set[int], delta: tuple[int, ...],
