@@ -1082,24 +1082,31 @@ class AsaraState(State):
         s = self.clone()
         g = self.game
         n = g.num_players
+        cur = s.current_player
+        # Another player in the middle of his turn keeps the hand (or lit windows) his pending choice rests on.
+        keep_hand = cur if cur != player and s.phase in (PH_CARDS, PH_SPACE) else -1
+        keep_lit = cur if cur != player and s.phase == PH_BUILD else -1
         pool = []
         for q in range(n):
             if q == player:
                 continue
             for x in range(5):
-                pool.extend([x] * (s.hand[q * 5 + x] + s.laid_down[q * 5 + x]))
+                pool.extend([x] * ((s.hand[q * 5 + x] if q != keep_hand else 0) + s.laid_down[q * 5 + x]))
         pool.extend(s.deck)
         r.shuffle(pool)
         for q in range(n):
             if q == player:
                 continue
+            resample_hand = q != keep_hand
             hn = sum(s.hand[q * 5: q * 5 + 5])
             dn = sum(s.laid_down[q * 5: q * 5 + 5])
             for x in range(5):
-                s.hand[q * 5 + x] = 0
+                if resample_hand:
+                    s.hand[q * 5 + x] = 0
                 s.laid_down[q * 5 + x] = 0
-            for _ in range(hn):
-                s.hand[q * 5 + pool.pop()] += 1
+            if resample_hand:
+                for _ in range(hn):
+                    s.hand[q * 5 + pool.pop()] += 1
             for _ in range(dn):
                 s.laid_down[q * 5 + pool.pop()] += 1
         s.deck = pool
@@ -1109,7 +1116,7 @@ class AsaraState(State):
             bit = 1 << player
             lpool = [m for i, m in enumerate(s.lit_stack) if not s.lit_seen[i] & bit]
             for q in range(n):
-                if q != player:
+                if q != player and q != keep_lit:
                     for m in range(NF):
                         lpool.extend([m] * s.lit_res[q * NF + m])
             if s.lit_drawn and s.current_player != player:
@@ -1119,7 +1126,7 @@ class AsaraState(State):
                 if not s.lit_seen[i] & bit:
                     s.lit_stack[i] = lpool.pop()
             for q in range(n):
-                if q != player:
+                if q != player and q != keep_lit:
                     k = sum(s.lit_res[q * NF: q * NF + NF])
                     for m in range(NF):
                         s.lit_res[q * NF + m] = 0
@@ -1307,10 +1314,11 @@ class AsaraState(State):
         try:
             s2 = self.clone()
             s2.refresh()
-            if self.phase != PH_DONE and not s2._legal_ids():
-                bad("no legal action in the saved position")
+            stuck = self.phase != PH_DONE and not s2._legal_ids()
         except (IndexError, KeyError, ValueError) as e:
             bad(f"inconsistent pending action ({e})")
+        if stuck:
+            bad("no legal action in the saved position")
 
     # ------------------------------------------------------------------ display
     def action_name(self, action: int) -> str:
