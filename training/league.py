@@ -580,3 +580,91 @@ def run_league(config: LeagueConfig | None, db: str, matches: int | None = None,
         league.close()
         raise
     return league
+
+
+# -- reading a stored league (no agents are built) ---------------------------------------------------
+def read_league(db: str) -> tuple[dict[str, Any], list[StoredMatch], int]:
+    """``(identity, matches in index order without actions, target)`` of a league database, read-only."""
+    with LeagueStorage.open(db, readonly=True) as store:
+        return store.config, store.matches(with_actions=False), store.target_matches
+
+
+def league_standings(db: str, *, history: bool = False) -> tuple[dict[str, Any], Standings, RatingTracker]:
+    """Standings recomputed from a database alone (works for any game, registered or not)."""
+    identity, matches, _ = read_league(db)
+    try:
+        names = [a["name"] for a in identity["agents"]]
+        n = int(identity["game_config"]["num_players"])
+        rating = RatingConfig.from_dict(identity["rating"])
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"{db!r}: the stored league configuration is incomplete ({e})") from None
+    tracker = RatingTracker(names, rating, history=history)
+    for m in matches:
+        tracker.add(m, m.index)
+    return identity, standings(names, matches, n, rating, tracker), tracker
+
+
+def describe(identity: dict[str, Any], matches: int, target: int | None = None) -> str:
+    """One header line: game, configuration, seed, progress."""
+    cfg = dict(identity.get("game_config", {}))
+    n = cfg.pop("num_players", "?")
+    try:  # show only the rule options that differ from the defaults
+        from meeplezoo.registry import game_class
+
+        defaults = {o.name: o.default for o in game_class(identity.get("game")).options_spec}
+        cfg = {k: v for k, v in cfg.items() if defaults.get(k, object()) != v}
+    except (ValueError, ImportError):
+        pass
+    opts = ", ".join(f"{k}={v}" for k, v in cfg.items())
+    shown = f"{matches}" + (f"/{target}" if target and target != matches else "")
+    return (f"{identity.get('game')} ({n} players{', ' + opts if opts else ''}), league seed {identity.get('seed')}, "
+            f"{shown} matches, rating {identity.get('rating', {}).get('model')}")
+
+
+def plot_league(db: str, out: str) -> str:
+    """Rating (mu with a 2-sigma band) over the matches, and the head-to-head win-rate heatmap; writes ``out``."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ValueError('plotting needs matplotlib: pip install "meeplezoo[train]"') from None
+    identity, st, tracker = league_standings(db, history=True)
+    if not tracker.history:
+        raise ValueError(f"{db!r} holds no matches yet; nothing to plot")
+    order = st.ordered()
+    names = tracker.agents
+    x = np.array([h[0] + 1 for h in tracker.history])
+    mu = np.stack([h[1] for h in tracker.history])
+    sigma = np.stack([h[2] for h in tracker.history])
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(15, 6), gridspec_kw={"width_ratios": [1.4, 1]})
+    for a in order:
+        i = names.index(a)
+        (line,) = ax1.plot(x, mu[:, i], label=a, lw=1.5)
+        ax1.fill_between(x, mu[:, i] - 2 * sigma[:, i], mu[:, i] + 2 * sigma[:, i], color=line.get_color(), alpha=0.15)
+    ax1.set_xlabel("matches")
+    ax1.set_ylabel(f"openskill mu (band: mu +- 2 sigma), {st.config.model}")
+    ax1.set_title(describe(identity, st.matches), fontsize=9)
+    ax1.legend(fontsize=8, loc="best")
+    ax1.grid(alpha=0.3)
+    k = len(order)
+    grid = np.full((k, k), np.nan)
+    for r, a in enumerate(order):
+        for c, b in enumerate(order):
+            if a != b and st.pairs[(a, b)].games:
+                grid[r, c] = st.pairs[(a, b)].win_rate
+    im = ax2.imshow(grid, cmap="RdBu", vmin=0.0, vmax=1.0)
+    for r in range(k):
+        for c in range(k):
+            if not np.isnan(grid[r, c]):
+                ax2.text(c, r, f"{grid[r, c]:.2f}\n({st.pairs[(order[r], order[c])].games})", ha="center",
+                         va="center", fontsize=7)
+    ax2.set_xticks(range(k), [a[:18] for a in order], rotation=45, ha="right", fontsize=8)
+    ax2.set_yticks(range(k), [a[:18] for a in order], fontsize=8)
+    ax2.set_title("row finished ahead of column (ties 1/2), games in brackets", fontsize=9)
+    fig.colorbar(im, ax=ax2, fraction=0.046)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out

@@ -1,0 +1,160 @@
+"""``meeplezoo league run|table|plot``: self-play leagues from the command line.
+
+    meeplezoo league run --game kerala --players 4 \\
+        --agents random,heuristic,mcts:sims=200,ppo:runs/kerala/best.zip \\
+        --matches 400 --db league.sqlite --workers 2 [--resume] [--backend ray --address auto] [--seed S]
+    meeplezoo league table --db league.sqlite [--csv F | --json F]
+    meeplezoo league plot --db league.sqlite --out ratings.png
+
+Imports nothing heavy at import time (the CLI loads this module for every command).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+from typing import Any
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register ``league`` and its subcommands."""
+    from meeplezoo.cli import add_game_args
+
+    league = subparsers.add_parser("league", help="self-play leagues: run, table, plot")
+    sub = league.add_subparsers(dest="league_command", required=True)
+
+    p = sub.add_parser("run", help="play (or resume) a league stored in SQLite",
+                       description="Play a league of agents with openskill ratings; every match is stored in --db. "
+                                   "With --resume, everything not given is read from the database.")
+    p.add_argument("--game", default=None, help="game id (see `meeplezoo list`)")
+    add_game_args(p, game_positional=False)
+    p.add_argument("--agents", default=None,
+                   help="comma-separated agent specs, optionally labelled label=spec "
+                        "(e.g. random,heuristic,mcts:sims=200,best=ppo:runs/kerala/best.zip)")
+    p.add_argument("--matches", type=int, default=None, help="total matches the league should hold")
+    p.add_argument("--db", required=True, help="SQLite file of the league")
+    p.add_argument("--resume", action="store_true", help="continue the league stored in --db")
+    p.add_argument("--workers", type=int, default=1, help="parallel matches (process pool, or Ray CPUs)")
+    p.add_argument("--backend", choices=("process", "ray"), default="process")
+    p.add_argument("--address", default=None, help="Ray cluster address (e.g. auto); default: a local instance")
+    p.add_argument("--seed", type=int, default=None, help="league seed (default 0)")
+    p.add_argument("--round-size", type=int, default=None,
+                   help="matches per scheduling round (multiple of the player count; default players * max(4, agents))")
+    p.add_argument("--rating-model", default=None,
+                   help="openskill model: plackett_luce (default), bradley_terry_full, bradley_terry_part, "
+                        "thurstone_mosteller_full, thurstone_mosteller_part")
+    p.add_argument("--tau", type=float, default=None, help="openskill dynamics factor (default 0: frozen agents)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("table", help="the league table: ratings with intervals, head to head, seats")
+    p.add_argument("--db", required=True)
+    p.add_argument("--csv", metavar="FILE", help="also write the agent table as CSV")
+    p.add_argument("--json", metavar="FILE", help="also write everything (ratings, head to head, seats) as JSON")
+    p.set_defaults(func=cmd_table)
+
+    p = sub.add_parser("plot", help="ratings over the matches and the head-to-head heatmap (matplotlib)")
+    p.add_argument("--db", required=True)
+    p.add_argument("--out", default="ratings.png", help="image file (png, svg, pdf)")
+    p.set_defaults(func=cmd_plot)
+
+
+def _config_from_args(args: argparse.Namespace) -> Any:
+    """The league configuration the arguments ask for (None: take the stored one on --resume)."""
+    from meeplezoo.cli import parse_options, split_agents
+
+    from .league import LeagueConfig, LeagueStorage, config_from_identity
+    from .ratings import RatingConfig
+
+    identity_args = (args.game, args.agents, args.players, args.variant, args.game_version, args.option, args.seed,
+                     args.round_size, args.rating_model, args.tau)
+    base = None
+    if args.resume:
+        if all(a is None for a in identity_args):
+            return None
+        if not LeagueStorage.exists(args.db):
+            raise ValueError(f"no league database at {args.db!r} to resume")
+        base = config_from_identity(LeagueStorage.read_header(args.db)[0])
+    else:
+        missing = [flag for flag, v in (("--game", args.game), ("--agents", args.agents), ("--matches", args.matches))
+                   if v is None]
+        if missing:
+            raise ValueError(f"a new league needs {', '.join(missing)} (or --resume to continue {args.db})")
+    options = dict(base.options) if base is not None and (args.game is None or args.game == base.game) else {}
+    options.update(parse_options(args.option))
+    if args.variant is not None:
+        options["variant"] = args.variant
+    if args.game_version is not None:
+        options["version"] = args.game_version
+    rating = base.rating if base is not None else RatingConfig()
+    if args.rating_model is not None or args.tau is not None:
+        d = rating.to_dict()
+        if args.rating_model is not None:
+            d["model"] = args.rating_model
+        if args.tau is not None:
+            d["tau"] = args.tau
+        rating = RatingConfig.from_dict(d)
+
+    def pick(value: Any, stored: Any, default: Any) -> Any:
+        return value if value is not None else (stored if base is not None else default)
+
+    return LeagueConfig(
+        game=pick(args.game, base and base.game, None),
+        agents=split_agents(args.agents) if args.agents is not None else (base.agents if base else []),
+        num_players=pick(args.players, base and base.num_players, None),
+        options=options,
+        seed=pick(args.seed, base and base.seed, 0),
+        round_size=pick(args.round_size, base and base.round_size, None),
+        rating=rating,
+        max_decisions=base.max_decisions if base is not None else 100_000,
+    )
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .league import describe, run_league
+
+    if args.matches is not None and args.matches < 0:
+        raise ValueError(f"--matches must be >= 0, got {args.matches}")
+    if args.workers < 1:
+        raise ValueError(f"--workers must be >= 1, got {args.workers}")
+    config = _config_from_args(args)
+    league = run_league(config, args.db, args.matches, resume=args.resume, workers=args.workers,
+                        backend=args.backend, address=args.address, progress=not args.quiet)
+    with league:
+        st = league.standings()
+        print(describe(league.resolved.identity, st.matches, league.storage.target_matches))
+        print(st.format())
+    return 0
+
+
+def cmd_table(args: argparse.Namespace) -> int:
+    from .league import describe, league_standings, read_league
+
+    identity, st, _ = league_standings(args.db)
+    target = read_league(args.db)[2]
+    print(describe(identity, st.matches, target))
+    print(st.format())
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"league": identity, "target_matches": target, **st.to_dict()}, f, indent=2)
+        print(f"JSON written to {args.json}")
+    if args.csv:
+        rows = st.to_dict()["agents"]
+        with open(args.csv, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["rank", "agent", "mu", "sigma", "ordinal", "elo", "elo_low", "elo_high", "games", "win_rate",
+                        "win_low", "win_high", "mean_rank", "mean_score", "mean_margin"])
+            for r in rows:
+                w.writerow([r["rank"], r["agent"], r["mu"], r["sigma"], r["ordinal"], r["elo"], *r["elo_interval"],
+                            r["games"], r["win_rate"], *r["win_interval"], r["mean_rank"], r["mean_score"],
+                            r["mean_margin"]])
+        print(f"CSV written to {args.csv}")
+    return 0
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    from .league import plot_league
+
+    print(f"plot written to {plot_league(args.db, args.out)}")
+    return 0
