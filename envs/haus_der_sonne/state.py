@@ -841,7 +841,21 @@ class HausDerSonneState(State):
         return s
 
     def action_name(self, action: int) -> str:
-        return A.action_name(action)
+        """The configuration-unique name, with what it means here (where the boat goes, which card)."""
+        name = A.action_name(action)
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            return name
+        if self.phase == MAIN and (0 <= a < A.PLACE_LAVA0 and a % 6 == self.boat):
+            name += f" (sail {a // 6 + 1} to segment {(self.boat + a // 6 + 1) % C.NUM_SEGMENTS})"
+        elif self.phase == MAIN and A.PLACE_LAVA0 <= a < A.TAKE_BACK0:
+            name += f" (lava chip at segment {(self.boat + a - A.PLACE_LAVA0 + 1) % C.NUM_SEGMENTS})"
+        elif self.phase == PICK and A.PICK0 <= a < A.PRIESTESS0 and self.land >= 0:
+            face = self.bays[2 * self.land + a - A.PICK0]
+            if face >= 0:
+                name += f" ({C.FACE_NAMES[face]})"
+        return name
 
     def render_text(self) -> str:
         from .render import render_text
@@ -973,6 +987,13 @@ class HausDerSonneState(State):
             if not isinstance(e, list) or len(e) != 6:
                 raise bad("a scoring entry must have six parts")
             r, st, sh, hd, own, pt = e
+            ok = r in (1, 2) and isinstance(st, list) and len(st) == C.NUM_FIELDS and isinstance(sh, list) and \
+                len(sh) == 2 and isinstance(hd, list) and len(hd) == 2 and \
+                all(isinstance(h, list) and len(h) == C.NUM_FACES for h in hd) and isinstance(own, list) and \
+                len(own) == C.NUM_SCORING_CARDS and isinstance(pt, list) and len(pt) == 2 and \
+                all(is_int(x) for x in st + sh + own + pt + hd[0] + hd[1])
+            if not ok:
+                raise bad("malformed scoring entry")
             s.scorings.append((r, tuple(st), tuple(sh), tuple(tuple(h) for h in hd), tuple(own), tuple(pt)))
         # phase consistency
         if s.phase == GAME_OVER:

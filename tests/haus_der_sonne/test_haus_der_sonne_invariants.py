@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from meeplezoo.envs.core.game import CorruptStateError, IllegalActionError
+from meeplezoo.envs.haus_der_sonne import actions as A
 from meeplezoo.envs.haus_der_sonne import components as C
 from meeplezoo.envs.haus_der_sonne.state import GAME_OVER, HausDerSonneGame, HausDerSonneState
 
@@ -262,3 +263,15 @@ def test_hand_made_position_round_trips(hds):
     s = hds.position(hand=[h0, [0] * 13], crater=[1, 0, 0, 0, 0, 0], statue=[0] + [-1] * 17)
     hds.balanced(s)
     assert HausDerSonneState.from_json(s.to_json()).to_json() == s.to_json()
+
+
+def test_action_codec_and_names():
+    s = HausDerSonneGame(variant="tactical").new_state(0)
+    names = [s.action_name(a) for a in range(s.game.num_actions)]
+    assert len(set(names)) == s.game.num_actions == 83
+    assert s.action_name(-1).startswith("invalid") and s.action_name(500).startswith("invalid")
+    for a in range(83):
+        assert A.encode(A.decode(a)) == a
+    assert s.action_name(A.place(2, s.boat)).endswith(f"(sail 2 to segment {(s.boat + 2) % 6})")
+    with pytest.raises(ValueError):
+        A.decode(83)
