@@ -1,0 +1,270 @@
+"""A rule-of-thumb Asara player, following the game's own strategy advice.
+
+* Buy parts that complete towers: a base is worth most when its turret is
+  already behind the screen (and vice versa), middle parts when a tower of that
+  material stands or can be built; gold-decorated parts first (they score at
+  every remaining year end).
+* Build in large batches (many PP at once, fewer plots used), and build before
+  the year runs out so towers and gold score at the year end.
+* Keep money flowing through the bank; take the Caliph's favour when cheap.
+* Put middle parts into the tallest tower of their material to contest the
+  height awards.
+
+It reads the public position and its own holdings only (hand, own face-down
+cards); never another player's hand, the deck or pile order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from meeplezoo.agents.base import Agent
+from meeplezoo.envs.asara import components as C
+from meeplezoo.envs.asara.actions import (
+    AREA_BANK,
+    AREA_BUILD1,
+    AREA_CALIPH,
+    AREA_FIVE,
+    AREA_LIT,
+    AREA_RECRUIT,
+    AREA_SPIES,
+    B_BASE,
+    B_LIT,
+    B_STOP,
+    B_TURRET,
+    LIT_DECLINE,
+    MARKET_DECLINE,
+    PAIRS,
+    SPY_DECLINE,
+    SPY_NOTHING,
+    area_action_target,
+)
+from meeplezoo.envs.asara.state import (
+    PH_AREA,
+    PH_BUILD,
+    PH_CARDS,
+    PH_LIT_KEEP,
+    PH_LIT_OFFER,
+    PH_MARKET,
+    PH_SPACE,
+    PH_SPY_PILE,
+    PH_SPY_TAKE,
+)
+
+COIN_VALUE = 0.22  # PP per Asari spent on parts, roughly what a section returns
+PAIR_PENALTY = 1.6  # a face-down pair spends a second card (a whole turn)
+
+
+class AsaraHeuristic(Agent):
+    """Greedy Asara strategy over the legal actions of each decision."""
+
+    name = "heuristic"
+    uses_state = True
+
+    def __init__(self, seed: int | None = None, **options: Any) -> None:
+        if options:
+            raise ValueError(f"asara heuristic takes no options, got {sorted(options)}")
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    # ------------------------------------------------------------------ helpers
+    @staticmethod
+    def _own(state: Any, p: int) -> dict[str, list[int]]:
+        res = state.reserve[p * C.NUM_KINDS: (p + 1) * C.NUM_KINDS]
+        per = [[res[t * 10 + 2 * m] + res[t * 10 + 2 * m + 1] for m in range(5)] for t in range(4)]
+        has = [0] * 5
+        tallest = [0] * 5
+        for m, _slot, rec in state.towers_of(p):
+            has[m] += 1
+            tallest[m] = max(tallest[m], state.tower_height(rec))
+        return {"base": per[0], "trunk": per[1], "window": per[2], "turret": per[3], "has": has,
+                "tallest": tallest}
+
+    def tile_value(self, state: Any, p: int, t: int, x: int, own: dict) -> float:
+        """Worth of one section of type t and kind x (material*2+gold) to player p, in PP."""
+        m, gold = x // 2, x % 2
+        years_left = C.NUM_YEARS - state.year + 1
+        disp_turret = sum(state.display[30 + 2 * m: 32 + 2 * m])
+        disp_base = sum(state.display[2 * m: 2 * m + 2])
+        mat = 0.25 * m  # dearer materials carry bigger height awards
+        if t == C.BASE:
+            if own["turret"][m] > own["base"][m]:
+                v = 3.2
+            elif disp_turret:
+                v = 1.6
+            else:
+                v = 0.5
+        elif t == C.TURRET:
+            if own["base"][m] > own["turret"][m]:
+                v = 3.2
+            elif disp_base:
+                v = 1.6
+            else:
+                v = 0.5
+        else:
+            if own["has"][m] or min(own["base"][m], own["turret"][m]) > 0:
+                v = 2.6 + 0.1 * own["tallest"][m]
+            else:
+                v = 0.4
+        if gold:
+            v += 0.6 * years_left
+        return v + mat
+
+    def _money_weight(self, state: Any, p: int) -> float:
+        money = state.money[p]
+        if state.year == C.NUM_YEARS:
+            return 0.1 if money > 15 else COIN_VALUE  # left-over money is only worth 1 PP per 10
+        return COIN_VALUE * (1.6 if money < 10 else 1.0)
+
+    def _single_ok(self, state: Any, p: int, area: int) -> bool:
+        if area == C.FIVE:
+            return True
+        lead = state.lead[area]
+        h = state.hand[p * 5: p * 5 + 5]
+        return (lead < 0 and sum(h) > 0) or (lead >= 0 and h[lead] > 0)
+
+    # ------------------------------------------------------------------ decisions
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, *, state: Any = None) -> int:
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 0:
+            raise ValueError("asara heuristic: the action mask allows no action")
+        if state is None:
+            return int(legal[self.rng.integers(legal.size)])
+        legal = legal.tolist()
+        ph = state.phase
+        scorer = {PH_AREA: self._score_area, PH_CARDS: self._score_cards, PH_SPACE: self._score_space,
+                  PH_MARKET: self._score_market, PH_SPY_PILE: self._score_spy_pile, PH_SPY_TAKE: self._score_spy_take,
+                  PH_BUILD: self._score_build, PH_LIT_OFFER: self._score_lit_offer,
+                  PH_LIT_KEEP: self._score_lit_keep}.get(ph)
+        if scorer is None:
+            return int(legal[0])
+        p = state.current_player
+        own = self._own(state, p)
+        best, best_v = legal[0], -1e18
+        for a in legal:
+            v = scorer(state, p, a, own) + 1e-6 * self.rng.random()
+            if v > best_v:
+                best, best_v = a, v
+        return int(best)
+
+    def _score_area(self, state: Any, p: int, a: int, own: dict) -> float:
+        g = state.game
+        area, k = area_action_target(a)
+        w = self._money_weight(state, p)
+        money = state.money[p]
+        cards_left = state.hand_n[p]
+        single = self._single_ok(state, p, area)
+        penalty = 0.0 if single else PAIR_PENALTY
+        years_left = C.NUM_YEARS - state.year + 1
+        if a < 4:
+            t = a
+            best = 0.0
+            for x in range(10):
+                if state.display[t * 10 + x] and g.price[x // 2] <= money:
+                    best = max(best, self.tile_value(state, p, t, x, own) - w * g.price[x // 2])
+            return best - penalty - 0.2
+        if a == AREA_BANK:
+            st = g.area_start[C.BANK]
+            value = next(v for i, v in enumerate(C.BANK_VALUES) if state.sp_owner[st + i] < 0)
+            return value * w * (1.3 if money < 12 else 0.8) - penalty
+        if AREA_BUILD1 <= a < AREA_SPIES:
+            plot = state._plot_for(k)
+            gold_bonus = 0.3 * years_left
+            v = k * (1.0 + gold_bonus * 0.3) - (plot + 1) * w
+            # build big batches; build anyway late in the year or in the last year
+            urgency = 2.0 if cards_left <= 2 or state.year == C.NUM_YEARS else 0.0
+            batch = 0.8 * k if k >= 3 else 0.0
+            return v + batch + urgency + 1.0 - penalty
+        if a == AREA_SPIES:
+            vac = state._vacant(C.SPIES)
+            fee = g.spy_fees[vac[0]] if vac else 99
+            best = -1.0
+            if fee < money:
+                for t in range(4):
+                    for x in set(state.piles[t]):  # composition is public (every tile that left was shown)
+                        if g.price[x // 2] + fee <= money:
+                            best = max(best, self.tile_value(state, p, t, x, own) - w * (g.price[x // 2] + fee))
+            return best - penalty - 0.5
+        if a == AREA_CALIPH:
+            return (1.3 if state.caliph != p else -1.0) - penalty
+        if a == AREA_FIVE:
+            return 5 * w * 0.8 - 0.3
+        if a == AREA_RECRUIT:
+            vac = state._vacant(C.RECRUIT)
+            fee = min(g.recruit_fees[i] for i in vac) if vac else 99
+            return 1.4 - fee * w - penalty
+        if a == AREA_LIT:
+            windows = sum(own["window"]) + sum(
+                rec[4] + rec[5] for _m, _s, rec in state.towers_of(p))
+            return (1.5 + 0.3 * years_left if windows else 0.0) - 4 * w - penalty
+        return 0.0
+
+    def _score_cards(self, state: Any, p: int, a: int, own: dict) -> float:
+        c = a - state.game.codec.cards
+        h = state.hand[p * 5: p * 5 + 5]
+        leads = set(state.lead)
+        if c < 5:
+            # keep suits that lead elsewhere (we may want to follow there), spend abundant ones
+            return 10 + h[c] - (0.5 if c in leads else 0.0)
+        s1, s2 = PAIRS[c - 5]
+        return h[s1] + h[s2] - 1.0 * ((s1 in leads) + (s2 in leads))
+
+    def _score_space(self, state: Any, p: int, a: int, own: dict) -> float:
+        return -float(a)  # bank: highest value; spies/recruit: cheapest; circle: cheapest plot
+
+    def _score_market(self, state: Any, p: int, a: int, own: dict) -> float:
+        x = a - state.game.codec.market
+        if x == MARKET_DECLINE:
+            return 0.0
+        w = self._money_weight(state, p)
+        return self.tile_value(state, p, state.p_area, x, own) - w * state.game.price[x // 2]
+
+    def _score_spy_pile(self, state: Any, p: int, a: int, own: dict) -> float:
+        t = a - state.game.codec.spy_pile
+        if t == SPY_DECLINE:
+            return 0.0
+        g = state.game
+        fee = g.spy_fees[state.p_space - g.area_start[C.SPIES]]
+        w = self._money_weight(state, p)
+        best = -fee * w
+        for x in set(state.piles[t]):
+            if g.price[x // 2] + fee <= state.money[p]:
+                best = max(best, self.tile_value(state, p, t, x, own) - w * (g.price[x // 2] + fee))
+        return best
+
+    def _score_spy_take(self, state: Any, p: int, a: int, own: dict) -> float:
+        x = a - state.game.codec.spy_take
+        if x == SPY_NOTHING:
+            return 0.0
+        w = self._money_weight(state, p)
+        return self.tile_value(state, p, state.p_pile, x, own) - w * state.game.price[x // 2]
+
+    def _score_build(self, state: Any, p: int, a: int, own: dict) -> float:
+        kind, m, gold, slot = state.game.codec.decode_build(a)
+        if kind == B_STOP:
+            return -5.0
+        v = 1.0 + gold * 2.0 + 0.1 * m
+        if kind == B_BASE:
+            return v + 1.0
+        if kind == B_TURRET:
+            return v + 0.5
+        if kind == B_LIT:
+            return v + 1.5
+        rec = state.towers[state.tower_index(p, m, slot): state.tower_index(p, m, slot) + C.TOWER_FIELDS]
+        return v + 0.05 * state.tower_height(rec)  # grow the tallest tower of the material
+
+    def _score_lit_offer(self, state: Any, p: int, a: int, own: dict) -> float:
+        i = a - state.game.codec.lit_offer
+        if i == LIT_DECLINE:
+            return 0.0
+        return (1.0, 0.5)[i]
+
+    def _score_lit_keep(self, state: Any, p: int, a: int, own: dict) -> float:
+        m = a - state.game.codec.lit_keep
+        uncov = sum(rec[4] + rec[5] for mm, _s, rec in state.towers_of(p) if mm == m)
+        return uncov + own["window"][m] + 0.1 * m
