@@ -368,3 +368,82 @@ def test_agent_protocol_reset_and_repr():
     s = toy_position([0, 0], [[3, 4], [5, 6]], player=0, deck=[1, 2])
     a.act(s.observe(0), s.legal_mask(), state=s)
     assert a.total_decisions == 1 and a.total_simulations == 3
+
+
+# -- endgames with an exact answer, on every game ------------------------------------------------------------------
+class TooBig(Exception):
+    pass
+
+
+def solve(s: Any, budget: list[int]) -> list[float]:
+    """Exact max^n value of a position whose future holds no chance (each player maximises its own return)."""
+    if s.is_terminal():
+        return s.returns("win").tolist()
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise TooBig
+    best = None
+    p = s.current_player
+    for a in s.legal_actions():
+        t = s.clone()
+        t._apply(a)
+        v = solve(t, budget)
+        if best is None or v[p] > best[p]:
+            best = v
+    return best
+
+
+def action_values(s: Any, limit: int) -> dict[int, float] | None:
+    """Exact value of each legal action for the player to move, or None if the subtree is too big."""
+    budget = [limit]
+    p = s.current_player
+    out = {}
+    try:
+        for a in s.legal_actions():
+            t = s.clone()
+            t._apply(a)
+            out[a] = solve(t, budget)[p]
+    except TooBig:
+        return None
+    return out
+
+
+def find_decisive_endgame(game: Any, seed: int, limit: int = 400) -> tuple[Any, set[int]] | None:
+    """The last position of a random game where some moves win and others lose, the same under any
+    resampling of what the player cannot see (so chance and hidden information do not decide it)."""
+    r = Rng(seed)
+    s = game.new_state(seed)
+    trace = []
+    while not s.is_terminal():
+        trace.append(s.clone())
+        acts = s.legal_actions()
+        s.apply(acts[r.randbelow(len(acts))])
+    for pos in reversed(trace[-40:]):
+        p = pos.current_player
+        vals = [action_values(pos.determinize(p, Rng(k)), limit) for k in (1, 2, 3)]
+        if any(v is None for v in vals):
+            return None  # subtrees grow from here on backwards
+        if not vals[0] == vals[1] == vals[2]:
+            continue  # chance or hidden holdings still matter
+        best = max(vals[0].values())
+        winning = {a for a, v in vals[0].items() if v == best}
+        if best > 0 and len(winning) < len(vals[0]):
+            return pos, winning
+    return None
+
+
+@pytest.mark.parametrize("name", ["toy", *GAMES])
+def test_finds_the_winning_move_in_an_endgame(name):
+    """In Kerala, e.g., the last placement of the game where only some positions/rotations win."""
+    game = game_or_skip(name, 2)
+    found = None
+    for seed in range(30):
+        found = find_decisive_endgame(game, seed)
+        if found is not None:
+            break
+    if found is None:
+        pytest.skip(f"{name}: no decisive endgame within the solver's budget in 30 random games")
+    pos, winning = found
+    res = MCTSAgent(seed=0, sims=300).search(pos, action_mask=pos.legal_mask())
+    assert res.action in winning, (f"{name}: chose {pos.action_name(res.action)}, winning moves: "
+                                   f"{[pos.action_name(a) for a in sorted(winning)]}")
