@@ -11,11 +11,11 @@ Blocks (``N`` players, ``G = S*S`` window cells, ``CP = 23`` planes per platform
 ====  =========================================================================
 0-4   top tile colour one-hot (blue, black, green, purple, red)
 5     occupied
-6     stack height / 8 (clipped): a removed stack costs -2 per tile
-7     elephant symbols on the top tile / 3
-8-11  colored edge of the top tile facing N / E / S / W (edge tiles only)
-12-16 second colour of the top edge tile, one-hot
-17    top tile is an action tile (already used; informational)
+6     elephant symbols on the top tile / 3
+7-10  colored edge of the top tile facing N / E / S / W (edge tiles only)
+11-15 second colour of the top edge tile, one-hot
+16    top tile is an action tile (already used; informational)
+17    stack height / 8 (clipped): a removed stack costs -2 per tile
 18    an elephant stands or lies here
 19    top colour is this platform owner's colour
 20    the cell belongs to an area kept by the §9 choice on the current platform
@@ -62,6 +62,7 @@ PLAYER_FEATURES = 19
 OFFER_FEATURES = 18
 GLOBAL_FEATURES = 26
 PLANE_LEGAL = 22
+STATIC_PLANES = 17  # planes 0-16 depend on the top tile alone
 
 
 def build_layout(game: KeralaGame) -> dict[str, slice]:
@@ -79,59 +80,58 @@ def build_layout(game: KeralaGame) -> dict[str, slice]:
     return lay.slices
 
 
-def platform_planes(state: KeralaState, player: int) -> np.ndarray:
-    """The cached planes 0-21 of one platform (rebuilt only after that platform changed)."""
-    enc = state._enc[player]
-    if enc is not None:
-        return enc
+def code_features(game: KeralaGame) -> np.ndarray:
+    """Planes 0-16 of a cell as a function of its top tile code (a lookup table per game)."""
+    table = getattr(game, "_kerala_code_features", None)
+    if table is None:
+        ncodes = len(game.code_colour)
+        table = np.zeros((ncodes, STATIC_PLANES), dtype=np.float32)
+        for code in range(ncodes):
+            t = code >> 2
+            table[code, game.tile_colour[t]] = 1.0
+            table[code, 5] = 1.0
+            table[code, 6] = game.tile_symbols[t] / 3.0
+            if game.tile_second[t] >= 0:
+                table[code, 7 + (code & 3)] = 1.0
+                table[code, 11 + game.tile_second[t]] = 1.0
+            elif game.tile_kind[t] in (C.KIND_MOVE_ELEPHANT, C.KIND_MOVE_TILE):
+                table[code, 16] = 1.0
+        game._kerala_code_features = table
+    return table
+
+
+def platform_block(state: KeralaState, player: int) -> tuple[np.ndarray, list[float]]:
+    """Planes 0-21 and the features of one platform, cached until that platform changes."""
+    cached = state._enc[player]
+    if cached is not None:
+        return cached
     g = state.game
-    ncell = g.num_cells
-    enc = np.zeros((PLANES, ncell), dtype=np.float32)
-    flat = enc.reshape(-1)
+    enc = np.zeros((PLANES, g.num_cells), dtype=np.float32)
     p2c = g.pad_to_cell
-    code_colour, code_symbols, code_edge = g.code_colour, g.code_symbols, g.code_edge_target
-    kind = g.tile_kind
-    own = g.player_colours[player]
-    score = state.platform_score(player)
-    kept = score.kept
-    area_of = score.area_of
-    area_tiles = [0] * len(score.areas)
     stacks = state.stacks[player]
-    for a, (_colour, cells) in enumerate(score.areas):
-        area_tiles[a] = sum(len(stacks[x]) for x in cells)
-    ones: list[int] = []
-    vidx: list[int] = []
-    vals: list[float] = []
-    for x, st in stacks.items():
-        c = p2c[x]
-        code = st[-1]
-        col = code_colour[code]
-        ones.append(col * ncell + c)
-        ones.append(5 * ncell + c)
-        vidx.append(6 * ncell + c)
-        vals.append(min(len(st) / 8.0, 1.0))
-        if code_symbols[code]:
-            vidx.append(7 * ncell + c)
-            vals.append(code_symbols[code] / 3.0)
-        second = code_edge[code]
-        if second >= 0:
-            ones.append((8 + (code & 3)) * ncell + c)
-            ones.append((12 + second) * ncell + c)
-        elif kind[code >> 2] in (C.KIND_MOVE_ELEPHANT, C.KIND_MOVE_TILE):
-            ones.append(17 * ncell + c)
-        if col == own:
-            ones.append(19 * ncell + c)
-        a = area_of[x]
-        if a in kept:
-            ones.append(20 * ncell + c)
-        vidx.append(21 * ncell + c)
-        vals.append(min(area_tiles[a] / 10.0, 1.0))
-    for x in set(state.elephants[player]):
-        ones.append(18 * ncell + p2c[x])
-    flat[ones] = 1.0
-    flat[vidx] = vals
-    state._enc[player] = enc
-    return enc
+    cells = [p2c[x] for x in stacks]
+    enc[:STATIC_PLANES, cells] = code_features(g)[[st[-1] for st in stacks.values()]].T
+    heights = [len(st) for st in stacks.values()]
+    enc[17, cells] = np.minimum(np.asarray(heights, dtype=np.float32) * 0.125, 1.0)
+    els = state.elephants[player]
+    enc[18, p2c[els[0]]] = 1.0
+    enc[18, p2c[els[1]]] = 1.0
+    enc[19] = enc[g.player_colours[player]]
+    score = state.platform_score(player)
+    kept_cells: list[int] = []
+    area_cells: list[int] = []
+    area_vals: list[float] = []
+    for a, (_colour, acells) in enumerate(score.areas):
+        size = min(sum(len(stacks[x]) for x in acells) / 10.0, 1.0)
+        pc = [p2c[x] for x in acells]
+        if a in score.kept:
+            kept_cells.extend(pc)
+        area_cells.extend(pc)
+        area_vals.extend([size] * len(pc))
+    enc[20, kept_cells] = 1.0
+    enc[21, area_cells] = area_vals
+    cached = state._enc[player] = (enc.reshape(-1), player_features(state, player, len(stacks), sum(heights)))
+    return cached
 
 
 def legal_cells(state: KeralaState) -> list[int]:
@@ -152,7 +152,7 @@ def legal_cells(state: KeralaState) -> list[int]:
     return []
 
 
-def player_features(state: KeralaState, player: int) -> list[float]:
+def player_features(state: KeralaState, player: int, positions: int, tiles: int) -> list[float]:
     g = state.game
     sc = state.platform_score(player)
     feats = [0.0] * PLAYER_FEATURES
@@ -166,45 +166,48 @@ def player_features(state: KeralaState, player: int) -> list[float]:
     feats[14] = min(sc.removed_tiles / 40.0, 1.0)
     feats[15] = sc.missing / 5.0
     feats[16] = min(max((sc.total + 40) / 100.0, 0.0), 1.0)
-    stacks = state.stacks[player]
-    feats[17] = min(len(stacks) / 41.0, 1.0)
-    feats[18] = min(sum(len(st) for st in stacks.values()) / 41.0, 1.0)
+    feats[17] = min(positions / 41.0, 1.0)
+    feats[18] = min(tiles / 41.0, 1.0)
     return feats
 
 
 def encode(state: KeralaState, player: int) -> np.ndarray:
     """Player ``player``'s observation (a fresh float32 array)."""
     g = state.game
-    lay = g.observation_layout
     n = g.num_players
     out = np.zeros(g.observation_shape, dtype=np.float32)
-    ncell = g.num_cells
+    block = PLANES * g.num_cells
     acting = state.current_player
+    feats: list[float] = []
     for i in range(n):
         p = (player + i) % n
-        sl = lay[f"platform_{i}"]
-        out[sl] = platform_planes(state, p).reshape(-1)
-        if p == acting and p == player:
-            cells = legal_cells(state)
-            if cells:
-                out[sl.start + PLANE_LEGAL * ncell + np.asarray(cells)] = 1.0
+        planes, pf = platform_block(state, p)
+        out[i * block:(i + 1) * block] = planes
+        feats.extend(pf)
+    if acting == player:
+        cells = legal_cells(state)
+        if cells:
+            out[PLANE_LEGAL * g.num_cells + np.asarray(cells)] = 1.0
+    base = n * block
     if state.pending >= 0:
-        out[lay["pending_cell"].start + g.pad_to_cell[state.pending]] = 1.0
-    for i in range(n):
-        out[lay[f"player_{i}"]] = player_features(state, (player + i) % n)
+        out[base + g.pad_to_cell[state.pending]] = 1.0
+    base += g.num_cells
+    # players, offer, unseen, colours in play and globals are contiguous blocks: fill them at once
     offer = [0.0] * (5 * OFFER_FEATURES)
+    tile_colour, tile_kind, tile_second = g.tile_colour, g.tile_kind, g.tile_second
     for slot, t in enumerate(state.offer):
-        base = slot * OFFER_FEATURES
-        offer[base] = 1.0
-        offer[base + 1 + g.tile_colour[t]] = 1.0
-        offer[base + 6 + g.tile_kind[t]] = 1.0
-        if g.tile_second[t] >= 0:
-            offer[base + 13 + g.tile_second[t]] = 1.0
-    out[lay["offer"]] = offer
-    out[lay["unseen"]] = [u / 8.0 for u in state.unseen]
-    cip = lay["colours_in_play"].start
+        b = slot * OFFER_FEATURES
+        offer[b] = 1.0
+        offer[b + 1 + tile_colour[t]] = 1.0
+        offer[b + 6 + tile_kind[t]] = 1.0
+        if tile_second[t] >= 0:
+            offer[b + 13 + tile_second[t]] = 1.0
+    feats.extend(offer)
+    feats.extend([u * 0.125 for u in state.unseen])
+    cip = [0.0] * C.NUM_COLOURS
     for c in g.player_colours:
-        out[cip + c] = 1.0
+        cip[c] = 1.0
+    feats.extend(cip)
     glob = [0.0] * GLOBAL_FEATURES
     glob[0] = len(state.bag) / 100.0
     glob[1] = min(state.round / g.total_rounds, 1.0)
@@ -214,5 +217,6 @@ def encode(state: KeralaState, player: int) -> np.ndarray:
         glob[12 + (acting - player) % n] = 1.0
         glob[17 + state.phase] = 1.0
     glob[22 + n - 2] = 1.0
-    out[lay["globals"]] = glob
+    feats.extend(glob)
+    out[base:] = feats
     return out

@@ -238,8 +238,12 @@ def find_areas(game: KeralaGame, stacks: dict[int, tuple[int, ...]]) -> tuple[li
 
 
 def score_platform(game: KeralaGame, stacks: dict[int, tuple[int, ...]], own_colour: int,
-                   standing: int) -> PlatformScore:
-    """Final score of one platform, keeping the areas that maximise the player's total (§9)."""
+                   standing: int, exhaustive: bool = False) -> PlatformScore:
+    """Final score of one platform, keeping the areas that maximise the player's total (§9).
+
+    ``exhaustive=True`` tries every combination of kept areas (the brute-force reference of §11.1
+    item 10); the default prunes the search without changing the optimum.
+    """
     opts = game.options
     res = PlatformScore()
     res.standing = standing
@@ -314,34 +318,40 @@ def score_platform(game: KeralaGame, stacks: dict[int, tuple[int, ...]], own_col
             choices.append(list(combinations(by_colour[c], limit[c])))
     if not choices:
         kept = set(fixed)
-    else:
-        n_comb = 1
+    elif opts["keep_choice"] == "greedy":
+        kept = set(fixed)
         for ch in choices:
-            n_comb *= len(ch)
-        def standalone(combo: tuple[int, ...]) -> int:
-            return sum(sym[a] + 2 * tiles[a] for a in combo)
-        if opts["keep_choice"] == "greedy":
-            kept = set(fixed)
-            for ch in choices:
-                kept.update(max(ch, key=standalone))
-        elif n_comb <= C.KEEP_ENUMERATION_LIMIT:
-            best_v, best = None, None
-            for pick in product(*choices):
-                cand = list(fixed)
-                for combo in pick:
-                    cand.extend(combo)
-                v = value(cand)
-                if best_v is None or v > best_v:
-                    best_v, best = v, cand
-            kept = set(best)
-        else:  # safeguard: greedy start, then coordinate ascent (rules file §9)
-            pick = [max(ch, key=standalone) for ch in choices]
-            for _ in range(2):
-                for i, ch in enumerate(choices):
-                    def with_choice(combo: tuple[int, ...], i: int = i) -> int:
-                        return value(fixed + [a for j, cb in enumerate(pick) for a in (combo if j == i else cb)])
-                    pick[i] = max(ch, key=with_choice)
-            kept = set(fixed) | {a for cb in pick for a in cb}
+            kept.update(max(ch, key=lambda combo: sum(sym[a] + 2 * tiles[a] for a in combo)))
+    elif exhaustive or presence_any:
+        kept = _best_keep(fixed, choices, value)
+    else:
+        # Exact and fast: an edge pair with one side always kept is a bonus of the other side alone;
+        # among areas linked to no other undecided area only the best k of a colour can be worth keeping.
+        fixed_set = set(fixed)
+        adj = [sym[a] + 2 * tiles[a] for a in range(n_areas)]
+        live_pairs = []
+        for x, y in edge_pairs:
+            if x in fixed_set:
+                if y not in fixed_set:
+                    adj[y] += C.POINTS_PER_EDGE_BONUS
+            elif y in fixed_set:
+                adj[x] += C.POINTS_PER_EDGE_BONUS
+            else:
+                live_pairs.append((x, y))
+        linked = {a for pair in live_pairs for a in pair}
+        pruned = []
+        for c in range(C.NUM_COLOURS):
+            if len(by_colour[c]) > limit[c]:
+                free = sorted((a for a in by_colour[c] if a not in linked), key=lambda a: -adj[a])[: limit[c]]
+                cand = [a for a in by_colour[c] if a in linked] + free
+                pruned.append(list(combinations(cand, limit[c])))
+
+        def pruned_value(kept_list: list[int]) -> int:
+            ks = set(kept_list)
+            return sum(adj[a] for a in ks) + C.POINTS_PER_EDGE_BONUS * sum(
+                1 for x, y in live_pairs if x in ks and y in ks)
+
+        kept = _best_keep(fixed, pruned, pruned_value)
     res.kept = kept
     symbols = removed = 0
     mask = 0
@@ -361,6 +371,33 @@ def score_platform(game: KeralaGame, stacks: dict[int, tuple[int, ...]], own_col
 # ---------------------------------------------------------------------------------------------
 # State
 # ---------------------------------------------------------------------------------------------
+
+
+def _best_keep(fixed: list[int], choices: list[list[tuple[int, ...]]], value: Any) -> set[int]:
+    """The best union of ``fixed`` and one combination per colour, by ``value`` (a list -> int).
+
+    Above ``KEEP_ENUMERATION_LIMIT`` combinations: best standalone choice, then two rounds of
+    coordinate ascent (rules file §9 safeguard)."""
+    n_comb = 1
+    for ch in choices:
+        n_comb *= len(ch)
+    if n_comb <= C.KEEP_ENUMERATION_LIMIT:
+        best_v, best = None, fixed
+        for pick in product(*choices):
+            cand = list(fixed)
+            for combo in pick:
+                cand.extend(combo)
+            v = value(cand)
+            if best_v is None or v > best_v:
+                best_v, best = v, cand
+        return set(best)
+    pick = [max(ch, key=lambda combo: value(list(combo))) for ch in choices]
+    for _ in range(2):
+        for i, ch in enumerate(choices):
+            def with_choice(combo: tuple[int, ...], i: int = i) -> int:
+                return value(fixed + [a for j, cb in enumerate(pick) for a in (combo if j == i else cb)])
+            pick[i] = max(ch, key=with_choice)
+    return set(fixed) | {a for cb in pick for a in cb}
 
 
 class KeralaState(State):
