@@ -10,6 +10,7 @@ the crater in the middle, the cards in the bays around it and the boat.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -91,7 +92,7 @@ def render_text(state: HausDerSonneState) -> str:
 
 # -- picture ---------------------------------------------------------------------------
 W = H = 640
-CX, CY = W // 2, H // 2 - 10
+CX, CY = W // 2, H // 2 - 22
 RINGS = ((230, (233, 214, 160)), (190, (126, 186, 92)), (145, (46, 120, 60)), (100, (130, 110, 96)),
          (52, (80, 40, 30)))  # outer radius, colour: beach, meadow, forest, mountain, crater
 FIELD_R = (210, 167, 122, 76)  # radius of beach spot, meadow, forest, mountain field centres
@@ -111,13 +112,11 @@ def _pt(r: float, seg: float) -> tuple[float, float]:
     return CX + r * math.cos(a), CY + r * math.sin(a)
 
 
-def render_rgb(state: HausDerSonneState) -> np.ndarray:
-    """The island from above as uint8 (H, W, 3); the same state always gives the same picture."""
+@lru_cache(maxsize=1)
+def _island():  # noqa: ANN202 - PIL image
+    """The board without pieces (sea, rings, segment borders, building fields), drawn once."""
     from PIL import Image, ImageDraw
 
-    from ..core.render import default_font
-
-    font = default_font()
     img = Image.new("RGB", (W, H), SEA)
     dr = ImageDraw.Draw(img)
     for r, col in RINGS:
@@ -126,16 +125,27 @@ def render_rgb(state: HausDerSonneState) -> np.ndarray:
         a = math.radians(-90 + 60 * s)
         dr.line((CX + 52 * math.cos(a), CY + 52 * math.sin(a), CX + 230 * math.cos(a), CY + 230 * math.sin(a)),
                 fill=(60, 50, 40), width=2)
-    # building fields, statues, shamans
-    for lv in (1, 2, 3):
-        for s in range(C.NUM_SEGMENTS):
-            f = C.field_id(lv, s)
-            x, y = _pt(FIELD_R[lv], s)
-            dr.ellipse((x - 15, y - 15, x + 15, y + 15), fill=(215, 205, 170), outline=(40, 30, 20))
-            o = state.statue[f]
-            if o >= 0:
-                dr.polygon([(x - 8, y + 10), (x + 8, y + 10), (x + 5, y - 12), (x - 5, y - 12)], fill=P_RGB[o],
-                           outline=(0, 0, 0))
+    for f in range(C.NUM_FIELDS):
+        x, y = _pt(FIELD_R[C.FIELD_LEVEL[f]], C.FIELD_SEGMENT[f])
+        dr.ellipse((x - 15, y - 15, x + 15, y + 15), fill=(215, 205, 170), outline=(40, 30, 20))
+    return img
+
+
+def render_rgb(state: HausDerSonneState) -> np.ndarray:
+    """The island from above as uint8 (H, W, 3); the same state always gives the same picture."""
+    from PIL import ImageDraw
+
+    from ..core.render import default_font
+
+    font = default_font()
+    img = _island().copy()
+    dr = ImageDraw.Draw(img)
+    for f in range(C.NUM_FIELDS):  # statues
+        o = state.statue[f]
+        if o >= 0:
+            x, y = _pt(FIELD_R[C.FIELD_LEVEL[f]], C.FIELD_SEGMENT[f])
+            dr.polygon([(x - 8, y + 10), (x + 8, y + 10), (x + 5, y - 12), (x - 5, y - 12)], fill=P_RGB[o],
+                       outline=(0, 0, 0))
     for p in (0, 1):
         n = state.shaman[p]
         if n >= C.NUM_FIELDS:
@@ -185,6 +195,10 @@ def render_rgb(state: HausDerSonneState) -> np.ndarray:
     status = (f"round {state.round}  P0 {state.score[0]} : P1 {state.score[1]}  "
               + ("game over" if state.is_terminal() else f"P{state.current_player}: "
                  f"{PHASE_TEXT[state.phase]}"))
-    dr.rectangle((0, H - 26, W, H), fill=(20, 40, 70))
-    dr.text((8, H - 22), status, fill=(255, 255, 255), font=font)
+    dr.rectangle((0, H - 44, W, H), fill=(20, 40, 70))
+    dr.text((8, H - 40), status, fill=(255, 255, 255), font=font)
+    for p in (0, 1):  # open cards and scoring cards of each player
+        cards = _hand_text(state, p)
+        sc = "+".join(C.SCORING_CARD_SHORT[i] for i in range(C.NUM_SCORING_CARDS) if state.sc_owner[i] == p)
+        dr.text((8 + 316 * p, H - 21), f"P{p}: {cards}{' | ' + sc if sc else ''}"[:44], fill=P_RGB[p], font=font)
     return np.asarray(img, dtype=np.uint8).copy()
