@@ -1,0 +1,188 @@
+"""A Kerala heuristic that plays by the game's own strategy.
+
+It judges every choice by the player's *provisional final score* (rules file
+§9 applied to the platform as it would be after the choice): that one number
+already rewards keeping one area per colour (two of the own colour), having all
+five colours, high-symbol tiles on top and colored edges touching their second
+colour, and it charges every tile that would have to be removed.  On top of it:
+
+* an edge tile whose edge faces an empty cell gets a small bonus (it may still
+  be completed), and placements keep the elephants next to free cells;
+* it passes only when every placement costs clearly more than the lying
+  elephant (-1) and a pass is left;
+* move-elephant moves an elephant next to the most free cells; move-tile
+  moves a stack only if the provisional score rises.
+
+It reads only public information (the platforms and the offer) through the
+engine state; it never looks into the bag.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from meeplezoo.agents.base import Agent
+from meeplezoo.envs.kerala import components as C
+from meeplezoo.envs.kerala.actions import PICK_IDS
+from meeplezoo.envs.kerala.state import KeralaState, score_platform
+
+#: a pass must beat the best placement by this much (passes are few and cost a point)
+PASS_MARGIN = 1.0
+OPEN_EDGE_BONUS = 1.0
+FREEDOM_WEIGHT = 0.05
+
+
+class KeralaHeuristic(Agent):
+    """Greedy on the provisional final score, with small positional terms."""
+
+    name = "heuristic"
+    uses_state = True
+
+    def __init__(self, seed: int | None = None, pass_margin: float = PASS_MARGIN, **options: Any) -> None:
+        if options:
+            raise ValueError(f"kerala heuristic: unknown option(s) {', '.join(options)}; known: pass_margin")
+        self.rng = np.random.default_rng(seed)
+        self.pass_margin = float(pass_margin)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    # -- evaluation --------------------------------------------------------------------------------
+    @staticmethod
+    def _value(state: KeralaState, player: int, stacks: dict[int, tuple[int, ...]], standing: int) -> float:
+        g = state.game
+        total = score_platform(g, stacks, g.player_colours[player], standing).total
+        # open edges: an edge tile on top whose edge faces an empty cell may still score
+        delta = g.delta
+        edge = g.code_edge_target
+        open_edges = 0
+        for cell, st in stacks.items():
+            code = st[-1]
+            if edge[code] >= 0 and cell + delta[code & 3] not in stacks:
+                open_edges += 1
+        return total + OPEN_EDGE_BONUS * open_edges
+
+    @staticmethod
+    def _freedom(state: KeralaState, stacks: dict[int, tuple[int, ...]], cells: tuple[int, int]) -> int:
+        delta = state.game.delta
+        return len({c + d for c in cells for d in delta if c + d not in stacks})
+
+    # -- decisions -----------------------------------------------------------------------------------
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, *, state: Any = None) -> int:
+        if state is None:
+            raise ValueError("kerala heuristic needs the engine state (uses_state=True)")
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 1:
+            return int(legal[0])
+        phase = state.phase
+        if phase == C.PHASE_PICK:
+            return self._pick(state, legal)
+        if phase == C.PHASE_MOVE_ELEPHANT:
+            return self._move_elephant(state, legal)
+        if phase in (C.PHASE_MOVE_TILE_SRC, C.PHASE_MOVE_TILE_DST):
+            return self._move_tile(state, legal)
+        return self._rotate(state, legal)
+
+    def _pick(self, state: KeralaState, legal: np.ndarray) -> int:
+        g = state.game
+        p = state.current_player
+        stacks = state.stacks[p]
+        standing = state.standing(p)
+        els = state.elephants[p]
+        best, best_a = -1e9, int(legal[0])
+        pass_action = None
+        cache: dict[tuple[int, int, int], float] = {}
+        for a in legal.tolist():
+            if a >= PICK_IDS:
+                pass_action = a if pass_action is None else pass_action
+                continue
+            slot, e, d, o = a >> 5, (a >> 4) & 1, (a >> 2) & 3, a & 3
+            tile = state.offer[slot]
+            q = els[e] + g.delta[d]
+            key = (g.tile_type[tile], q, o)
+            v = cache.get(key)
+            if v is None:
+                trial = dict(stacks)
+                trial[q] = trial.get(q, ()) + (tile * 4 + o,)
+                moved = (q, els[1 - e])
+                v = self._value(state, p, trial, standing) + FREEDOM_WEIGHT * self._freedom(state, trial, moved)
+                cache[key] = v
+            v += 1e-6 * self.rng.random()  # break ties at random
+            if v > best:
+                best, best_a = v, a
+        if pass_action is not None:
+            v_pass = self._value(state, p, stacks, standing - 1) + FREEDOM_WEIGHT * self._freedom(
+                state, stacks, tuple(els))
+            if v_pass > best + self.pass_margin:
+                return pass_action
+        return best_a
+
+    def _move_elephant(self, state: KeralaState, legal: np.ndarray) -> int:
+        g = state.game
+        p = state.current_player
+        stacks = state.stacks[p]
+        els = state.elephants[p]
+        codec = g.codec
+        best = self._freedom(state, stacks, tuple(els))
+        best_a = codec.skip
+        for a in legal.tolist():
+            if a == codec.skip:
+                continue
+            e, cell = divmod(a - codec.move_elephant_base, g.num_cells)
+            moved = (g.cell_to_pad[cell], els[1 - e])
+            f = self._freedom(state, stacks, moved) + 1e-6 * self.rng.random()
+            if f > best:
+                best, best_a = f, a
+        return int(best_a)
+
+    def _move_tile(self, state: KeralaState, legal: np.ndarray) -> int:
+        g = state.game
+        p = state.current_player
+        stacks = state.stacks[p]
+        standing = state.standing(p)
+        codec = g.codec
+        pairs = state.move_tile_pairs()
+        base = self._value(state, p, stacks, standing)
+        best, best_pair = base + 0.5, None  # move only for a real gain
+        sources = [state.pending] if state.phase == C.PHASE_MOVE_TILE_DST else list(pairs)
+        for s in sources:
+            for q in pairs[s]:
+                trial = dict(stacks)
+                stack = trial.pop(s)
+                trial[q] = stack
+                v = self._value(state, p, trial, standing)
+                if g.code_edge_target[stack[-1]] >= 0 and g.options["move_tile_may_rotate"]:
+                    v = max(v, max(self._value(state, p, _turned(trial, q, o, g), standing) for o in range(4)))
+                if v > best:
+                    best, best_pair = v, (s, q)
+        if state.phase == C.PHASE_MOVE_TILE_SRC:
+            if best_pair is None:
+                return int(codec.skip)
+            return int(codec.move_tile_src(g.pad_to_cell[best_pair[0]]))
+        if best_pair is None:  # committed to this source: the least harmful destination
+            q = max(pairs[state.pending], key=lambda q: self._value(
+                state, p, {**{k: v for k, v in stacks.items() if k != state.pending}, q: stacks[state.pending]},
+                standing))
+            return int(codec.move_tile_dst(g.pad_to_cell[q]))
+        return int(codec.move_tile_dst(g.pad_to_cell[best_pair[1]]))
+
+    def _rotate(self, state: KeralaState, legal: np.ndarray) -> int:
+        g = state.game
+        p = state.current_player
+        stacks = state.stacks[p]
+        q = state.pending
+        best_o = max(range(4), key=lambda o: self._value(state, p, _turned(stacks, q, o, g), state.standing(p)))
+        return int(g.codec.move_tile_rot(best_o))
+
+
+def _turned(stacks: dict[int, tuple[int, ...]], cell: int, orientation: int, game: Any) -> dict:
+    """A copy of ``stacks`` with the stack at ``cell`` turned so that its top edge faces ``orientation``."""
+    trial = dict(stacks)
+    stack = trial[cell]
+    turn = (orientation - stack[-1]) & 3
+    edge = game.code_edge_target
+    trial[cell] = tuple((c & ~3) | ((c + turn) & 3) if edge[c] >= 0 else c for c in stack)
+    return trial
