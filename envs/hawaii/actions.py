@@ -60,6 +60,7 @@ class ActionCodec:
             off += s
         self.num_actions = off
         self.names = [self._name(a) for a in range(off)]
+        self.table = [self.decode(a) for a in range(off)]
 
     def encode(self, phase: int, index: int) -> int:
         if not 0 <= index < self.sizes[phase]:

@@ -98,7 +98,8 @@ TOKEN_FISH = tuple(FISH_BY_VALUE[v] for v in TOKEN_VALUE)
 SEQ_SPACES = 5
 
 # --- islands (rules file §7) -------------------------------------------------------------------------
-ISL_VP5, ISL_SHELL_HUT, ISL_FOOT_HUT, ISL_HULA, ISL_SURFER, ISL_FRUIT_TILE, ISL_FRUIT4, ISL_KAHUNA2, ISL_TIKI2 = range(9)
+(ISL_VP5, ISL_SHELL_HUT, ISL_FOOT_HUT, ISL_HULA, ISL_SURFER, ISL_FRUIT_TILE, ISL_FRUIT4, ISL_KAHUNA2,
+ ISL_TIKI2) = range(9)
 NUM_ISLAND_KINDS = 9
 ISLAND_KIND_NAMES = ("5 VP", "shell hut II", "foot hut II", "hula II", "surfer II", "fruit tile II", "4 fruit",
                      "2 Kahunas", "2 Tikis")

@@ -97,6 +97,135 @@ def _static_block(game: Any) -> np.ndarray:
     return out
 
 
+def _layout_block(s: Any) -> np.ndarray:
+    """The parts of the public block fixed at setup: place kinds, circles, printed numbers, docks."""
+    g = s.game
+    lay = g.observation_layout
+    start = lay["places"].start
+    out = np.zeros(lay["bag"].stop - start, dtype=np.float32)
+    for sl in range(NUM_SLOTS):
+        b = sl * SLOT_W
+        pl = s.slot_place[sl]
+        out[b + pl] = 1.0
+        b2 = b + NUM_PLACE_KINDS
+        for ci in range(PLACE_CIRCLES[pl]):
+            out[b2 + ci * 9] = 1.0
+        out[b2 + 1] = PLACE_PRINTED[pl] / 12
+    dk = lay["docks"].start - start
+    opts = g.options
+    for d in range(NUM_DOCKS):
+        out[dk + d * 12 + 10] = opts["dock_cost"][d] / 6
+        out[dk + d * 12 + 11] = opts["dock_vp"][d] / 5
+    return out
+
+
+def _public_block(s: Any) -> np.ndarray:
+    """Places, supply, gods, cove, docks, island stack, sequence tokens and bag (no seat-relative parts).
+
+    Cached on the state until the board changes (``s._obs_pub``)."""
+    g = s.game
+    lay = g.observation_layout
+    start = lay["places"].start
+    static = s._obs_layout
+    if static is None:
+        static = s._obs_layout = _layout_block(s)
+    out = static.copy()
+    ones: list[int] = []
+    idx: list[int] = []
+    val: list[float] = []
+    supply = s.supply
+    for sl in range(NUM_SLOTS):
+        b2 = sl * SLOT_W + NUM_PLACE_KINDS
+        pl = s.slot_place[sl]
+        for ci, t in enumerate(s.circles[sl]):
+            if t >= 0:
+                cb = b2 + ci * 9
+                ones.append(cb + 2)
+                ones.append(cb + 1 + TOKEN_VALUE[t])
+                if TOKEN_SPEAR[t]:
+                    ones.append(cb + 8)
+        b3 = b2 + 27
+        if pl == GODS_PLACE:
+            idx.append(b3)
+            val.append((len(s.god_stacks[0]) + len(s.god_stacks[1])) / 12)
+        else:
+            for k, t in enumerate(PLACE_OFFERS[pl][:4]):
+                idx.append(b3 + k)
+                val.append(supply[t] / SUPPLY_INIT[t])
+    sup = lay["supply"].start - start
+    out[sup:sup + NUM_TYPES] = np.asarray(supply, dtype=np.float32) / SUPPLY_INIT
+    gt = lay["god_tops"].start - start
+    left = [0.0] * 6
+    for k, stck in enumerate(s.god_stacks):
+        ones.append(gt + k * 7 + (stck[-1] - KU if stck else 6))
+        for gd in stck:
+            left[gd - KU] += 0.5
+    gl = lay["gods_left"].start - start
+    out[gl:gl + 6] = left
+    cv = lay["cove"].start - start
+    cove = [0.0, 0.0, 0.0]
+    for t in s.cove:
+        cove[TOKEN_FISH[t] - 1] += 0.2
+    out[cv:cv + 3] = cove
+    dk = lay["docks"].start - start
+    for d in range(NUM_DOCKS):
+        isl = s.docks[d]
+        ones.append(dk + d * 12 + (0 if isl < 0 else 1 + ISLAND_KIND[isl]))
+    ist = lay["island_stack"].start - start
+    stack = [0.0] * 10
+    for isl, up in zip(s.isl_stack, s.isl_up):
+        if up:
+            stack[1 + ISLAND_KIND[isl]] += 0.5
+        else:
+            stack[0] += 0.1
+    out[ist:ist + 10] = stack
+    sq = lay["sequence"].start - start
+    for i in range(SEQ_SPACES):
+        t = s.seq[i]
+        if t >= 0:
+            b = sq + i * 12
+            ones.append(b)
+            ones.append(b - 1 + TOKEN_VALUE[t])
+            if TOKEN_SPEAR[t]:
+                ones.append(b + 6)
+    bg = lay["bag"].start - start
+    bag = [0.0] * 11
+    for t in s.bag:
+        bag[(TOKEN_VALUE[t] - 2) * 2 + (1 if TOKEN_SPEAR[t] else 0)] += 0.2
+    bag[10] = len(s.bag) / 25
+    out[bg:bg + 11] = bag
+    out[ones] = 1.0
+    out[idx] = val
+    return out
+
+
+def _board_block(s: Any, p: int) -> np.ndarray:
+    """Player p's realm: villages, Kahunas, Tikis, boats, surfers, income, village VP, spears, gods.
+
+    Cached on the state until p's realm changes (``s._obs_board[p]``)."""
+    out = np.zeros(NUM_ROWS * ROW_W + 21, dtype=np.float32)
+    scored = s.scored_rows(p)
+    for r, row in enumerate(s.rows[p]):
+        rb = r * ROW_W
+        for code in row:
+            out[rb + (code >> 1)] = 1.0 if code & 1 else 0.5
+        out[rb + NUM_TYPES] = s.row_columns(row) / 15
+        if r in scored:
+            out[rb + NUM_TYPES + 1] = 1.0
+        out[rb + NUM_TYPES + 2] = 1.0
+    b = NUM_ROWS * ROW_W
+    bt = s.boats[p]
+    n2 = bt.count(2)
+    inc = s.income(p)
+    out[b:b + 15] = (s.kahunas[p] / 5, s.tikis[p] / 6, (len(bt) - n2) / 8, n2 / 8, 0, 0, 0, 0, 0,
+                     s.surfer_reduction(p) / 10, inc[0] / 20, inc[1] / 20, inc[2] / 20,
+                     s.final_village_vp(p) / 100, s.spear_value(p) / 4)
+    for k, gd in enumerate(GOD_TYPES):
+        out[b + 15 + k] = s.side_of(p, gd) / 2
+    np.minimum(out, 1.0, out=out)
+    return out
+
+
 def encode(s: Any, player: int) -> np.ndarray:
     """Player ``player``'s information state."""
     g = s.game
@@ -104,177 +233,88 @@ def encode(s: Any, player: int) -> np.ndarray:
     o = np.zeros(g.obs_size, dtype=np.float32)
     n = g.num_players
     seat = [(p - player) % n for p in range(n)]  # egocentric index of each seat
-    o[lay["round"].start + s.round] = 1.0
+    ones = [lay["round"].start + s.round]
+    idx: list[int] = []
+    val: list[float] = []
     if not s.terminal:
-        o[lay["phase"].start + s.phase] = 1.0
+        ones.append(lay["phase"].start + s.phase)
     # -- context of the turn in progress
     c = lay["context"].start
     if s.kind:
-        o[c + s.kind - 1] = 1.0
+        ones.append(c + s.kind - 1)
     if s.c_slot >= 0:
-        o[c + 3 + s.c_slot] = 1.0
+        ones.append(c + 3 + s.c_slot)
     if s.c_circle >= 0:
-        o[c + 13 + s.c_circle] = 1.0
+        ones.append(c + 13 + s.c_circle)
     if s.c_tile >= 0:
-        o[c + 16 + s.c_tile] = 1.0
+        ones.append(c + 16 + s.c_tile)
     if s.c_side:
-        o[c + 38 + s.c_side - 1] = 1.0
+        ones.append(c + 38 + s.c_side - 1)
     if s.c_row >= 0:
-        o[c + 40 + s.c_row] = 1.0
-    o[c + 45] = s.c_move / 4
-    o[c + 46] = s.c_price / 12
+        ones.append(c + 40 + s.c_row)
     if s.payments:
         x, rt = s.payments[0]
-        o[c + 47] = x / 12
-        o[c + 48 + rt] = 1.0
-    o[c + 50] = s.pay_nf / 12
-    o[c + 51] = s.c_fish / 10
-    o[c + 52] = s.c_cost / 12
+        idx.append(c + 47)
+        val.append(x / 12)
+        ones.append(c + 48 + rt)
     for b in s.boats_sel:
-        o[c + 53 + b] = 1.0
+        ones.append(c + 53 + b)
     if s.c_dock >= 0:
-        o[c + 62 + s.c_dock] = 1.0
+        ones.append(c + 62 + s.c_dock)
+    idx += [c + 45, c + 46, c + 50, c + 51, c + 52]
+    val += [s.c_move / 4, s.c_price / 12, s.pay_nf / 12, s.c_fish / 10, s.c_cost / 12]
     if not s.terminal:
         a1, a2 = s.huts_free(s.current_player)
-        o[c + 66] = a1 / 5
-        o[c + 67] = a2 / 5
+        idx += [c + 66, c + 67]
+        val += [a1 / 5, a2 / 5]
     st = getattr(g, "_obs_static", None)
     if st is None:
         st = g._obs_static = _static_block(g)
-    o[lay["indicators"]] = st
-    # -- main island
-    base = lay["places"].start
-    for sl in range(NUM_SLOTS):
-        b = base + sl * SLOT_W
-        pl = s.slot_place[sl]
-        o[b + pl] = 1.0
-        b2 = b + NUM_PLACE_KINDS
-        nc = PLACE_CIRCLES[pl]
-        circ = s.circles[sl]
-        for ci in range(nc):
-            cb = b2 + ci * 9
-            o[cb] = 1.0
-            if ci == 0:
-                o[cb + 1] = PLACE_PRINTED[pl] / 12
-            t = circ[ci]
-            if t >= 0:
-                o[cb + 2] = 1.0
-                o[cb + 3 + TOKEN_VALUE[t] - 2] = 1.0
-                if TOKEN_SPEAR[t]:
-                    o[cb + 8] = 1.0
-        b3 = b2 + 27
-        if pl == GODS_PLACE:
-            o[b3] = (len(s.god_stacks[0]) + len(s.god_stacks[1])) / 12
-        else:
-            for k, t in enumerate(PLACE_OFFERS[pl][:4]):
-                o[b3 + k] = s.supply[t] / SUPPLY_INIT[t]
-    cb = base + NUM_PLACE_KINDS + 27 + 4
+    ind = lay["indicators"]
+    o[ind] = st
+    pub = s._obs_pub
+    if pub is None:
+        pub = s._obs_pub = _public_block(s)
+    start = lay["places"].start
+    o[start:start + len(pub)] = pub
+    # seat-relative parts of the board: chieftains on places, chieftains below the sequence track
+    cb = start + NUM_PLACE_KINDS + 27 + 4
+    sq = lay["sequence"].start
     for p in range(n):
         loc = s.loc[p]
         if loc >= 0:
-            o[cb + loc * SLOT_W + seat[p]] = 1.0
-    o[lay["supply"]] = np.asarray(s.supply, dtype=np.float32) / SUPPLY_INIT
-    gt = lay["god_tops"].start
-    left = [0] * 6
-    for k, stck in enumerate(s.god_stacks):
-        if stck:
-            o[gt + k * 7 + stck[-1] - KU] = 1.0
-        else:
-            o[gt + k * 7 + 6] = 1.0
-        for gd in stck:
-            left[gd - KU] += 1
-    gl = lay["gods_left"].start
-    for k in range(6):
-        o[gl + k] = left[k] / 2
-    cv = lay["cove"].start
-    for t in s.cove:
-        o[cv + TOKEN_FISH[t] - 1] += 0.2
-    dk = lay["docks"].start
-    opts = g.options
-    for d in range(NUM_DOCKS):
-        isl = s.docks[d]
-        b = dk + d * 12
-        if isl < 0:
-            o[b] = 1.0
-        else:
-            o[b + 1 + ISLAND_KIND[isl]] = 1.0
-        o[b + 10] = opts["dock_cost"][d] / 6
-        o[b + 11] = opts["dock_vp"][d] / 5
-    ist = lay["island_stack"].start
-    for isl, up in zip(s.isl_stack, s.isl_up):
-        if up:
-            o[ist + 1 + ISLAND_KIND[isl]] += 0.5
-        else:
-            o[ist] += 0.1
-    sq = lay["sequence"].start
-    for i in range(SEQ_SPACES):
-        t = s.seq[i]
-        b = sq + i * 12
-        if t >= 0:
-            o[b] = 1.0
-            o[b + 1 + TOKEN_VALUE[t] - 2] = 1.0
-            if TOKEN_SPEAR[t]:
-                o[b + 6] = 1.0
-    for p in range(n):
+            ones.append(cb + loc * SLOT_W + seat[p])
         if s.passed[p] >= 0:
-            o[sq + s.passed[p] * 12 + 7 + seat[p]] = 1.0
-    bg = lay["bag"].start
-    for t in s.bag:
-        o[bg + (TOKEN_VALUE[t] - 2) * 2 + (1 if TOKEN_SPEAR[t] else 0)] += 0.2
-    o[bg + 10] = len(s.bag) / 25
+            ones.append(sq + s.passed[p] * 12 + 7 + seat[p])
     # -- players, egocentric
     pb = lay["players"].start
-    public = opts["resources_public"]
-    pos_in_order = {p: i for i, p in enumerate(s.order)}
-    for p in range(n):
+    public = g.options["resources_public"]
+    boards = s._obs_board
+    for pos, p in enumerate(s.order):
         b = pb + seat[p] * PLAYER_W
-        o[b] = s.vp[p] / 150
         if public or p == player:
             r = s.res[p]
-            o[b + 1] = r[0] / 30
-            o[b + 2] = r[1] / 30
-            o[b + 3] = r[FRUIT] / 30
-        o[b + 4] = s.round_sum(p) / 30
-        o[b + 5] = max(s.target_of(p), 0) / 20
+            idx += [b + 1, b + 2, b + 3]
+            val += [r[0] / 30, r[1] / 30, r[FRUIT] / 30]
+        idx += [b, b + 4, b + 5]
+        val += [s.vp[p] / 150, s.round_sum(p) / 30, max(s.target_of(p), 0) / 20]
         b += 6
         if s.passed[p] >= 0:
-            o[b] = 1.0
-            o[b + 1 + s.passed[p]] = 1.0
-        o[b + 6 + pos_in_order[p]] = 1.0
-        o[b + 11 + s.loc[p] + 1] = 1.0
+            ones.append(b)
+            ones.append(b + 1 + s.passed[p])
+        ones.append(b + 6 + pos)
+        ones.append(b + 12 + s.loc[p])
         b += 22
-        scored = s.scored_rows(p)
-        for r, row in enumerate(s.rows[p]):
-            rb = b + r * ROW_W
-            for code in row:
-                o[rb + (code >> 1)] = 1.0 if code & 1 else 0.5
-            o[rb + NUM_TYPES] = s.row_columns(row) / 15
-            if r in scored:
-                o[rb + NUM_TYPES + 1] = 1.0
-            o[rb + NUM_TYPES + 2] = 1.0
+        bb = boards[p]
+        if bb is None:
+            bb = boards[p] = _board_block(s, p)
+        o[b:b + len(bb)] = bb
         b += NUM_ROWS * ROW_W
-        o[b] = s.kahunas[p] / 5
-        o[b + 1] = s.tikis[p] / 6
-        bt = s.boats[p]
-        used = s.boat_used[p]
-        n2 = bt.count(2)
-        o[b + 2] = (len(bt) - n2) / 8
-        o[b + 3] = n2 / 8
         _, f1, f2 = s.free_boats(p)
-        o[b + 4] = f1 / 8
-        o[b + 5] = f2 / 8
-        o[b + 6] = 0.0 if used[0] else 1.0
         a1, a2 = s.huts_free(p)
-        o[b + 7] = a1 / 5
-        o[b + 8] = a2 / 5
-        o[b + 9] = s.surfer_reduction(p) / 10
-        inc = s.income(p)
-        o[b + 10] = inc[0] / 20
-        o[b + 11] = inc[1] / 20
-        o[b + 12] = inc[2] / 20
-        o[b + 13] = s.final_village_vp(p) / 100
-        o[b + 14] = s.spear_value(p) / 4
-        for k, gd in enumerate(GOD_TYPES):
-            o[b + 15 + k] = s.side_of(p, gd) / 2
+        idx += [b + 4, b + 5, b + 6, b + 7, b + 8]
+        val += [f1 / 8, f2 / 8, 0.0 if s.boat_used[p][0] else 1.0, a1 / 5, a2 / 5]
+    o[ones] = 1.0
+    o[idx] = val
     np.minimum(o, 1.0, out=o)
     return o

@@ -19,7 +19,6 @@ from .components import (
     PLACE_OFFERS,
     PLACE_PRINTED,
     SEQ_SPACES,
-    SLOT_ROW,
     TOKEN_FISH,
     TOKEN_SPEAR,
     TOKEN_VALUE,

@@ -329,6 +329,9 @@ class HawaiiState(State):
         if not self.terminal and self.phase == A.MAIN:
             self.current_player = self.order[self.turn_pos]
         self._mask = None
+        self._obs_pub = None
+        self._obs_layout = None
+        self._obs_board = [None] * n
 
     def _reset_ctx(self) -> None:
         self.phase = A.MAIN
@@ -359,6 +362,7 @@ class HawaiiState(State):
     def layout_price_tokens(self) -> None:
         """§11.1: blanks first, then the printed circle (busts into the cove), then the sequence track."""
         o = self.game.options
+        self._obs_pub = None
         self.bag.sort()
         for s in range(NUM_SLOTS):
             pl = self.slot_place[s]
@@ -548,6 +552,17 @@ class HawaiiState(State):
             return r[0] + r[1] + r[2] >= x and max(r[rt], r[FRUIT]) >= x - cap
         rest = payments[1:]
         spend = self.game.exchange_limit != "per_payment"
+        if a1 == 0 and a2 == 0 and len(rest) == 1:
+            # no exchange hut: each payment is wholly in its type or wholly in fruit
+            y, rt2 = rest[0]
+            fr = r[FRUIT]
+            if r[rt] >= x:
+                left = r[rt2] - (x if rt2 == rt else 0)
+                if left >= y or fr >= y:
+                    return True
+            if fr >= x:
+                return r[rt2] >= y or fr - x >= y
+            return False
         if a1 == 0 and a2 == 0:
             for nf in (0, x):
                 if nf <= r[FRUIT] and (x - nf <= r[rt]):
@@ -619,21 +634,32 @@ class HawaiiState(State):
                 s1 += 1
         return s0, s1, s2
 
-    def boat_plan_exists(self, p: int, c: int, sel: tuple[int, int, int], free: tuple[int, int, int]) -> bool:
-        """Whether some superset of the selected boats carries c units affordably (§12.4)."""
+    def min_boat_payment(self, c: int, sel: tuple[int, int, int], free: tuple[int, int, int]) -> int:
+        """Smallest payment P of any allowed superset of the selected boats carrying c units, or -1."""
         s0, s1, s2 = sel
         f0, f1, f2 = free
-        a1, a2 = self.huts_free(p)
-        r = self.res[p]
+        best = -1
+        units = self.boat_units
         for n2 in range(s2, s2 + f2 + 1):
             for n0 in range(s0, s0 + f0 + 1):
                 for n1 in range(s1, s1 + f1 + 1):
-                    pay = self.boat_units(c, n0, n1, n2)
+                    pay = units(c, n0, n1, n2)
                     if pay >= 0:
-                        if self.feasible(r, a1, a2, [(pay, FEET)]):
-                            return True
+                        if best < 0 or pay < best:
+                            best = pay
                         break  # more side-I boats never lower the payment
-        return False
+        return best
+
+    def boat_plan_exists(self, p: int, c: int, sel: tuple[int, int, int], free: tuple[int, int, int]) -> bool:
+        """Whether some superset of the selected boats carries c units affordably (§12.4).
+
+        Affordability only gets harder as the payment grows, so the smallest payment decides."""
+        pay = self.min_boat_payment(c, sel, free)
+        if pay < 0:
+            return False
+        r = self.res[p]
+        a1, a2 = self.huts_free(p)
+        return r[0] + r[1] + r[2] >= pay and max(r[FEET], r[FRUIT]) >= pay - a1 - 2 * a2
 
     def boat_options_exist(self, p: int, c: int) -> bool:
         return self.boat_plan_exists(p, c, (0, 0, 0), self.free_boats(p))
@@ -654,68 +680,84 @@ class HawaiiState(State):
         return m
 
     def legal_actions(self) -> list[int]:
-        return np.flatnonzero(self.legal_mask()).tolist()
+        return self.legal_mask().nonzero()[0].tolist()
 
     def is_legal(self, action: int) -> bool:
         return 0 <= action < self.game.num_actions and bool(self.legal_mask()[action])
 
-    def _buy_possible(self, p: int, slot: int, value: int) -> bool:
+    def _buy_possible(self, p: int, slot: int, value: int, memo: dict | None = None) -> bool:
+        """A purchase at ``slot`` with a token of ``value`` (side I) can be placed and paid, move included."""
         for t in self.offered_tiles(slot):
             if self.can_place(p, t, False):
-                return self.can_afford(p, [(self.move_cost(p, slot), FEET), (value, SHELLS)])
+                m = self.move_cost(p, slot)
+                if memo is None:
+                    return self.can_afford(p, [(m, FEET), (value, SHELLS)])
+                key = m * 64 + value
+                ok = memo.get(key)
+                if ok is None:
+                    ok = memo[key] = self.can_afford(p, [(m, FEET), (value, SHELLS)])
+                return ok
         return False
 
-    def _compute_mask(self) -> np.ndarray:
+    def _legal_list(self) -> list[int]:
+        """Legal flat actions of the current decision (look-ahead: every one can be completed)."""
         g = self.game
         codec = g.codec
-        m = np.zeros(g.num_actions, dtype=bool)
+        m: list[int] = []
         if self.terminal:
             return m
         p = self.current_player
         ph = self.phase
         off = codec.offsets[ph]
         if ph == A.MAIN:
+            memo: dict[int, bool] = {}
             for s in range(NUM_SLOTS):
-                vals = [TOKEN_VALUE[t] for t in self.circles[s] if t >= 0]
-                if vals and self._buy_possible(p, s, min(vals)):
-                    m[s] = True
-            if self.cove and self.boat_options_exist(p, self.fish_cost(1)):
-                m[A.MAIN_FISH] = True
+                c0, c1, c2 = self.circles[s]
+                v = 99
+                if c0 >= 0:
+                    v = TOKEN_VALUE[c0]
+                if c1 >= 0 and TOKEN_VALUE[c1] < v:
+                    v = TOKEN_VALUE[c1]
+                if c2 >= 0 and TOKEN_VALUE[c2] < v:
+                    v = TOKEN_VALUE[c2]
+                if v < 99 and self._buy_possible(p, s, v, memo):
+                    m.append(s)
+            free = self.free_boats(p)
+            if self.cove and self.boat_plan_exists(p, self.fish_cost(1), (0, 0, 0), free):
+                m.append(A.MAIN_FISH)
             dc = g.options["dock_cost"]
             for d in range(NUM_DOCKS):
                 isl = self.docks[d]
-                if isl >= 0 and self.boat_options_exist(p, dc[d]):
+                if isl >= 0 and self.boat_plan_exists(p, dc[d], (0, 0, 0), free):
                     if g.options["island_requires_placeable_reward"] and not self.island_reward_placeable(p, isl):
                         continue
-                    m[A.MAIN_ISLAND + d] = True
+                    m.append(A.MAIN_ISLAND + d)
             taken = self.passed
             for sp in range(g.num_players):
                 if sp not in taken:
-                    m[A.MAIN_PASS + sp] = True
+                    m.append(A.MAIN_PASS + sp)
         elif ph == A.TOKEN:
+            memo = {}
             for c, t in enumerate(self.circles[self.c_slot]):
-                if t >= 0 and self._buy_possible(p, self.c_slot, TOKEN_VALUE[t]):
-                    m[off + c] = True
+                if t >= 0 and self._buy_possible(p, self.c_slot, TOKEN_VALUE[t], memo):
+                    m.append(off + c)
         elif ph == A.TILE:
-            if self.kind == BUY:
-                v = TOKEN_VALUE[self.circles[self.c_slot][self.c_circle]]
-                ok = self.can_afford(p, [(self.c_move, FEET), (v, SHELLS)])
-                if ok:
-                    for t in self.offered_tiles(self.c_slot):
-                        if self.can_place(p, t, False):
-                            m[off + t] = True
+            if self.kind == BUY:  # the TOKEN decision already checked that the price can be paid
+                for t in self.offered_tiles(self.c_slot):
+                    if self.can_place(p, t, False):
+                        m.append(off + t)
             else:  # island fruit tile: any kind in supply that fits
                 for t in FRUIT_TYPES:
                     if self.supply[t] and self.can_place(p, t, False):
-                        m[off + t] = True
+                        m.append(off + t)
         elif ph == A.SIDE:
             v = TOKEN_VALUE[self.circles[self.c_slot][self.c_circle]]
-            m[off] = True  # checked by the TILE mask
+            m.append(off)  # checked by the TILE mask
             if self.can_place(p, self.c_tile, True) and self.can_afford(p, [(self.c_move, FEET), (2 * v, SHELLS)]):
-                m[off + 1] = True
+                m.append(off + 1)
         elif ph == A.ROW:
             for r in self.village_rows_for(p, self.c_tile):
-                m[off + r] = True
+                m.append(off + r)
         elif ph == A.PAY or ph == A.SPLIT:
             x, rt = self.payments[0]
             rest = self.payments[1:]
@@ -737,28 +779,28 @@ class HawaiiState(State):
                         if not self.feasible(r2, b1, b2, rest):
                             continue
                     if ph == A.PAY:
-                        m[off + nf] = True
+                        m.append(off + nf)
                         break
-                    m[off + nq] = True
+                    m.append(off + nq)
         elif ph == A.KANE:
-            m[off] = True
+            m.append(off)
             r = self.res[p]
             for i, (s_, f_, fr) in enumerate(KANE_PAYMENTS):
                 if r[SHELLS] >= s_ and r[FEET] >= f_ and r[FRUIT] >= fr:
-                    m[off + 1 + i] = True
+                    m.append(off + 1 + i)
         elif ph == A.FISH:
             sel = (0, 0, 0)
             free = self.free_boats(p)
             for k in range(min(len(self.cove), A.MAX_FISH_TAKE)):
                 if self.boat_plan_exists(p, self.fish_cost(k + 1), sel, free):
-                    m[off + k] = True
+                    m.append(off + k)
         elif ph == A.BOATS:
             sel = self._sel_counts(p, self.boats_sel)
             free = self.free_boats(p, self.boats_sel)
             c = self.c_cost
             pay = self.boat_units(c, *sel)
             if pay >= 0 and self.can_afford(p, [(pay, FEET)]):
-                m[off + A.BOAT_DONE] = True
+                m.append(off + A.BOAT_DONE)
             can = [False, False, False]
             for kind in range(3):
                 if free[kind]:
@@ -769,12 +811,19 @@ class HawaiiState(State):
                     can[kind] = self.boat_plan_exists(p, c, tuple(s2), tuple(f2))
             used = self.boat_used[p]
             if can[0] and not used[0] and 0 not in self.boats_sel:
-                m[off] = True
+                m.append(off)
             for i, side in enumerate(self.boats[p]):
                 if not used[i + 1] and i + 1 not in self.boats_sel and can[2 if side == 2 else 1]:
-                    m[off + i + 1] = True
+                    m.append(off + i + 1)
         elif ph == A.IRRIG:
-            m[off:off + 3] = True
+            m.extend((off, off + 1, off + 2))
+        return m
+
+    def _compute_mask(self) -> np.ndarray:
+        m = np.zeros(self.game.num_actions, dtype=bool)
+        legal = self._legal_list()
+        if legal:
+            m[legal] = True
         return m
 
     # ------------------------------------------------------------------ apply
@@ -785,14 +834,16 @@ class HawaiiState(State):
     def _autoresolve(self) -> None:
         """Resolve sub-decisions that have exactly one legal option."""
         while not self.terminal and self.phase != A.MAIN and self.phase != A.IRRIG:
-            m = self.legal_mask()
-            nz = np.flatnonzero(m)
-            if len(nz) != 1:
+            legal = self._legal_list()
+            if len(legal) != 1:
+                m = np.zeros(self.game.num_actions, dtype=bool)
+                m[legal] = True
+                self._mask = m
                 return
-            self._step(int(nz[0]))
+            self._step(legal[0])
 
     def _step(self, action: int) -> None:
-        ph, i = self.game.codec.decode(action)
+        ph, i = self.game.codec.table[action]
         self._mask = None
         p = self.current_player
         if ph == A.MAIN:
@@ -822,7 +873,11 @@ class HawaiiState(State):
                 self._start_boats()
         elif ph == A.PAY:
             self.pay_nf = i
-            self.phase = A.SPLIT
+            a1, a2 = self.huts_free(p)
+            if a1 == 0 and a2 == 0:  # without exchange huts the third resource cannot be used
+                self._finish_payment(p, i, 0)
+            else:
+                self.phase = A.SPLIT
         elif ph == A.SPLIT:
             self._finish_payment(p, self.pay_nf, i)
         elif ph == A.KANE:
@@ -920,6 +975,7 @@ class HawaiiState(State):
             self.place_tikis(p, side)
         elif t == BOAT:
             self.supply[BOAT] -= 1
+            self._obs_board[p] = None
             self.boats[p].append(side)
             self.boat_used[p].append(False)
         else:
@@ -943,6 +999,8 @@ class HawaiiState(State):
         if r == len(rows):
             rows.append([])
         rows[r].append(t * 2 + side - 1)
+        self._obs_board[p] = None
+        self._obs_pub = None
         self.own[p][t] += 1
         if side == 2:
             self.own2[p][t] += 1
@@ -964,6 +1022,8 @@ class HawaiiState(State):
         placed = 0
         while placed < count and self.kahunas[p] < KAHUNA_SPACES and self.supply[KAHUNA] > 0:
             self.supply[KAHUNA] -= 1
+            self._obs_board[p] = None
+            self._obs_pub = None
             self._gain(p, SHELLS, bonus[self.kahunas[p]])
             self.kahunas[p] += 1
             placed += 1
@@ -975,6 +1035,8 @@ class HawaiiState(State):
         placed = 0
         while placed < count and self.tikis[p] < TIKI_SPACES and self.supply[TIKI] > 0:
             self.supply[TIKI] -= 1
+            self._obs_board[p] = None
+            self._obs_pub = None
             self._gain(p, FEET, bonus[self.tikis[p]])
             self.tikis[p] += 1
             placed += 1
@@ -996,6 +1058,7 @@ class HawaiiState(State):
     def visit_island(self, p: int, d: int) -> None:
         """§12.5: dock VP at once, then the reward (free, side II), then boats and payment."""
         isl = self.docks[d]
+        self._obs_pub = None
         self.docks[d] = -1
         self.isl_stack.append(isl)
         self.isl_up.append(True)
@@ -1058,6 +1121,7 @@ class HawaiiState(State):
 
     def _end_turn(self) -> None:
         p = self.current_player
+        self._obs_pub = None
         if self.game.exchange_limit == "per_turn":
             self.exch_used[p][0] = self.exch_used[p][1] = 0
         self._reset_ctx()
@@ -1173,6 +1237,8 @@ class HawaiiState(State):
         self.cove = []
         self.layout_price_tokens()
         self.refill_docks()
+        self._obs_pub = None
+        self._obs_board = [None] * n
         self._reset_ctx()
         self.turn_pos = 0
         self.current_player = self.order[0]
@@ -1326,6 +1392,7 @@ class HawaiiState(State):
         s.boats_sel = self.boats_sel[:]
         s.pending_gain = self.pending_gain[:]
         s.irrig_queue = self.irrig_queue[:]
+        s._obs_board = self._obs_board[:]
         return s
 
     _FIELDS = (
