@@ -467,21 +467,23 @@ class KeralaState(State):
         ``platforms[p]`` maps ``(row, col)`` relative to the start tile to a list of tiles,
         bottom first, each a tile id or ``(tile id, orientation)``; the start tile of a
         player's colour has id ``100 + colour`` (default: only the start tile at (0, 0)).
-        ``elephants[p]`` holds two positions (default: both on (0, 0)).  Tiles named
+        ``elephants[p]`` holds two positions (default: both on (0, 0)).  ``None`` in either list
+        means the default for that player.  Tiles named
         nowhere go into the bag unless ``bag`` is given.  The result is validated.
         """
         n = game.num_players
         s = cls(game)
         s.rng = Rng(seed)
         for p in range(n):
-            plat = platforms[p] if platforms is not None else {(0, 0): [C.START_TILE_BASE + game.player_colours[p]]}
+            plat = platforms[p] if platforms is not None and platforms[p] is not None else {
+                (0, 0): [C.START_TILE_BASE + game.player_colours[p]]}
             for (r, c), tiles in plat.items():
                 codes = []
                 for t in tiles:
                     tid, o = (t if isinstance(t, tuple) else (t, 0))
                     codes.append(tid * 4 + o)
                 s.stacks[p][game.cell_of(r, c)] = tuple(codes)
-            if elephants is not None:
+            if elephants is not None and elephants[p] is not None:
                 s.elephants[p] = sorted(game.cell_of(r, c) for r, c in elephants[p])
         s.passes = list(passes) if passes is not None else [0] * n
         s.offer = list(offer or [])
