@@ -182,6 +182,20 @@ if __name__ == "__main__":
 """
 
 
+def children(pid: int) -> list[int]:
+    """Live child processes of ``pid`` (from /proc; empty where there is none)."""
+    out = []
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        out.append(int(entry))
+            except (OSError, IndexError, ValueError):
+                continue
+    return out
+
+
 def test_resume_after_sigkill_loses_and_duplicates_nothing(tmp_path):
     matches = 600
     script = tmp_path / "league_job.py"
@@ -200,10 +214,19 @@ def test_resume_after_sigkill_loses_and_duplicates_nothing(tmp_path):
                 if stored >= 30:
                     break
             time.sleep(0.01)
-    finally:
+        workers = children(proc.pid)
         if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)  # the league and its pool workers, mid-run
+            os.kill(proc.pid, signal.SIGKILL)  # the league process, mid-run
         proc.wait()
+        deadline = time.time() + 15
+        while time.time() < deadline and any(os.path.exists(f"/proc/{w}") for w in workers):
+            time.sleep(0.1)
+        assert not any(os.path.exists(f"/proc/{w}") for w in workers), "pool workers outlived the league"
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # clean up whatever is left of the job
+        except ProcessLookupError:
+            pass
     assert proc.returncode == -signal.SIGKILL, "the league finished before it could be killed"
     with LeagueStorage.open(db, readonly=True) as store:
         at_kill = store.count()
@@ -264,6 +287,21 @@ def test_bad_configuration_writes_nothing(tmp_path, kw, message):
     assert not os.path.exists(db)
     with pytest.raises(ValueError, match="unknown rating model"):
         RatingConfig(model="glicko")
+
+
+@pytest.mark.parametrize("kw, message", [
+    ({"workers": 0}, "workers"),
+    ({"backend": "dask"}, "unknown backend"),
+    ({"address": "auto"}, "ray backend"),
+    ({"matches": -1}, "matches"),
+])
+def test_bad_run_arguments_write_nothing(tmp_path, kw, message):
+    db = str(tmp_path / "l.sqlite")
+    kw = {"matches": 10, "progress": False, **kw}
+    matches = kw.pop("matches")
+    with pytest.raises(ValueError, match=message):
+        run_league(toy_config(), db, matches, **kw)
+    assert not os.path.exists(db)
 
 
 def test_checkpoint_for_another_game_is_refused(tmp_path):

@@ -48,9 +48,11 @@ league depend on machine load; use simulation counts for reproducible leagues.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import importlib.util
 import math
 import os
 import re
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -321,12 +323,23 @@ def schedule_round(league: ResolvedLeague, round_index: int, tracker: RatingTrac
 _WORKER_SPEC: WorkerSpec | None = None
 
 
-def _init_worker(spec: WorkerSpec) -> None:
-    """Process-pool initializer: one thread per worker process (the pool is the parallelism)."""
+def _init_worker(spec: WorkerSpec, parent: int) -> None:
+    """Process-pool initializer: one thread per worker process (the pool is the parallelism).
+
+    A watchdog ends the worker when the league process dies (a SIGKILLed
+    league must not leave its pool running).
+    """
     global _WORKER_SPEC
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ.setdefault(var, "1")
     _WORKER_SPEC = spec
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="league-parent-watchdog", daemon=True).start()
 
 
 def play_task(spec: WorkerSpec | None, task: MatchTask) -> StoredMatch:
@@ -382,7 +395,7 @@ class ProcessExecutor:
         import multiprocessing as mp
 
         self.pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
-                                           initializer=_init_worker, initargs=(spec,))
+                                           initializer=_init_worker, initargs=(spec, os.getpid()))
 
     def submit(self, task: MatchTask) -> cf.Future:
         return self.pool.submit(play_task, None, task)
@@ -422,13 +435,25 @@ class RayExecutor:
             self.ray.shutdown()
 
 
-def make_executor(spec: WorkerSpec, backend: str, workers: int, address: str | None):
+def check_run_args(matches: int | None, workers: int, backend: str, address: str | None) -> None:
+    """Validate how a league is to be run (before anything is written)."""
+    if matches is not None and (isinstance(matches, bool) or not isinstance(matches, (int, np.integer))
+                                or matches < 0):
+        raise ValueError(f"matches must be an int >= 0, got {matches!r}")
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise ValueError(f"workers must be an int >= 1, got {workers!r}")
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    if backend != "ray" and address is not None:
+        raise ValueError("an address is for the ray backend (--backend ray)")
+    if backend == "ray" and importlib.util.find_spec("ray") is None:
+        raise ValueError('the ray backend needs ray: pip install "meeplezoo[ray]"')
+
+
+def make_executor(spec: WorkerSpec, backend: str, workers: int, address: str | None):
+    check_run_args(None, workers, backend, address)
     if backend == "ray":
         return RayExecutor(spec, workers, address)
-    if address is not None:
-        raise ValueError("--address is for the ray backend")
     return InlineExecutor(spec) if workers <= 1 else ProcessExecutor(spec, workers)
 
 
@@ -462,12 +487,9 @@ class League:
     def run(self, matches: int, *, workers: int = 1, backend: str = "process", address: str | None = None,
             progress: bool = True, on_match: Callable[[StoredMatch], None] | None = None) -> Standings:
         """Play until matches ``0 .. matches-1`` are all stored; returns the standings."""
-        if isinstance(matches, bool) or not isinstance(matches, (int, np.integer)) or matches < 0:
-            raise ValueError(f"matches must be an int >= 0, got {matches!r}")
-        if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
-            raise ValueError(f"workers must be an int >= 1, got {workers!r}")
-        if backend not in BACKENDS:
-            raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+        if matches is None:
+            raise ValueError("give the number of matches the league should hold")
+        check_run_args(matches, workers, backend, address)
         matches = int(matches)
         if matches > self.storage.target_matches:
             self.storage.set_target(matches)
@@ -570,11 +592,12 @@ def run_league(config: LeagueConfig | None, db: str, matches: int | None = None,
 
     ``matches=None`` on resume keeps the stored target.
     """
+    if matches is None and not resume:
+        raise ValueError("give the number of matches the league should hold")
+    check_run_args(matches, workers, backend, address)
     league = open_league(db, config, resume=resume, game=game)
     try:
         target = matches if matches is not None else league.storage.target_matches
-        if target is None or (not resume and matches is None):
-            raise ValueError("give the number of matches to play")
         league.run(target, workers=workers, backend=backend, address=address, progress=progress)
     except BaseException:
         league.close()
