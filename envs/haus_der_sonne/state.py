@@ -97,6 +97,16 @@ class HausDerSonneGame(Game):
                "beach"),
         Option("tactical_chip_timing", "before_distribution", "A-40: the lava disc's chip lands before or after "
                "the card distribution", choices=("before_distribution", "after_distribution")),
+        Option("lava_card_refill", "draw_again", "A-25: after a lava card the same bay draws again, or stays "
+               "empty", choices=("draw_again", "leave_gap")),
+        Option("purchases_per_shell", "one", "A-30: one purchase per shell receipt, or buy on until passing "
+               "(a priestess purchase ends the buying)", choices=("one", "many")),
+        Option("pearl_pairs", "every_pair", "A-35: every white+black pair scores 4, or only one pair does",
+               choices=("every_pair", "one_pair")),
+        Option("nautilus_scoring", "per_card", "A-36: 3 points per nautilus card, or 3 once for holding any",
+               choices=("per_card", "once")),
+        Option("lava_disc_without_chip", "forbidden", "A-41: tactical lava disc with no chip left in supply is "
+               "forbidden, or allowed without effect", choices=("forbidden", "allowed")),
         Option("turn_limit", 1000, "safeguard, not a rule: the game stops (scores as they stand) after this many "
                "turns; 0 = no limit", bounds=(0, 100000)),
     )
@@ -383,7 +393,8 @@ class HausDerSonneState(State):
         opp = bs[(1 - p) * 6: (1 - p) * 6 + 6]
         totals = o["placement_tie_rule"] == "totals"
         boat_rule = o["no_tie_on_boat_segment"]
-        lava_ok = self.game.tactical and self.lava_disc[p] == SUPPLY and sum(self.crater) < C.LAVA_CHIPS
+        lava_ok = self.game.tactical and self.lava_disc[p] == SUPPLY and (
+            sum(self.crater) < C.LAVA_CHIPS or o["lava_disc_without_chip"] == "allowed")
         out = []
         lava = []
         takes = []
@@ -443,7 +454,11 @@ class HausDerSonneState(State):
                 self.win_last = p
                 if action == A.BUY_PASS or not self.game.options["buy_window_multi"]:
                     self.win_passed[p] = True
-            if action == A.BUY_PASS or not self._buy(p, action - A.BUY0):
+            if action == A.BUY_PASS:
+                self._run(self.resume)
+            elif not self._buy(p, action - A.BUY0):
+                if ph == BUY_SHELL and self.game.options["purchases_per_shell"] == "many" and self.buyable_items(p):
+                    return  # A-30 alternative: the same player buys on
                 self._run(self.resume)
 
     def _apply_main(self, action: int) -> None:
@@ -654,14 +669,15 @@ class HausDerSonneState(State):
             if d < 0 or (r1 and d == 2):
                 return 2
             face = piles[d].pop()
+            o = self.game.options
             if face == C.LAVA:
                 self.discard[face] += 1
                 self.place_lava_chip(self.boat)
             else:
                 self.bays[bay] = face
-            if not piles[d] and ((d == 1 and r1) or (d == 2 and self.game.options["scoring2_trigger"] == "pile_empty")):
+            if not piles[d] and ((d == 1 and r1) or (d == 2 and o["scoring2_trigger"] == "pile_empty")):
                 return 1
-            if face != C.LAVA:
+            if face != C.LAVA or o["lava_card_refill"] == "leave_gap":
                 return 0
 
     def refill(self, seg: int) -> bool:
@@ -723,9 +739,10 @@ class HausDerSonneState(State):
         mine, theirs = h[C.FISH] + h[C.FISH_B], hq[C.FISH] + hq[C.FISH_B]  # one basket per card
         pts["fish"] = C.FISH_MAJORITY_POINTS if mine > theirs else 0
         w, b = h[C.WHITE] + h[C.WHITE_B], h[C.BLACK] + h[C.BLACK_B]
-        pairs = min(w, b)
+        pairs = min(w, b) if o["pearl_pairs"] == "every_pair" else min(w, b, 1)
         pts["pearls"] = C.PEARL_PAIR_POINTS * pairs + C.WHITE_POINTS * (w - pairs) + C.BLACK_POINTS * (b - pairs)
-        pts["nautilus"] = C.NAUTILUS_POINTS * (h[C.NAUTILUS] + h[C.NAUTILUS_B])
+        n = h[C.NAUTILUS] + h[C.NAUTILUS_B]
+        pts["nautilus"] = C.NAUTILUS_POINTS * (n if o["nautilus_scoring"] == "per_card" else min(n, 1))
         st = self.statue
         sc = self.sc_owner
         if sc[C.SC_BUTTERFLIES] == p:

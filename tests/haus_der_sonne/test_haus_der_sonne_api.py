@@ -16,9 +16,11 @@ CONFIGS = [
     {"variant": "base"},
     {"variant": "tactical"},
     {"variant": "base", "buy_window_multi": True, "priestess_optional": True, "takeback_tie": "forbid",
-     "scoring2_trigger": "refill_impossible", "diagonal_adjacency": True, "statue_base_points": "by_level"},
+     "scoring2_trigger": "refill_impossible", "diagonal_adjacency": True, "statue_base_points": "by_level",
+     "lava_card_refill": "leave_gap", "purchases_per_shell": "many", "pearl_pairs": "one_pair"},
     {"variant": "tactical", "lava_disc_return": "any_landing", "tactical_priestess_buy_at_scoring": True,
-     "tactical_chip_timing": "after_distribution", "placement_tie_rule": "value"},
+     "tactical_chip_timing": "after_distribution", "placement_tie_rule": "value", "lava_disc_without_chip": "allowed",
+     "nautilus_scoring": "once", "identical_cards": "type"},
 ]
 
 

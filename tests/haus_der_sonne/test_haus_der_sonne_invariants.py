@@ -92,6 +92,36 @@ def test_random_games_invariants(variant):
     assert max(lengths) < 2000
 
 
+NON_DEFAULT = [
+    {"variant": "base", "buy_window_multi": True, "priestess_optional": True, "takeback_tie": "forbid",
+     "scoring2_trigger": "refill_impossible", "refill_gaps_at_round2_start": False, "shells_kept_after_round1": False,
+     "purchases_per_shell": "many", "lava_card_refill": "leave_gap", "priestess_board_card_reusable": False,
+     "shell_value_per_card": 2, "dock_segment": 2, "start_village": 0, "other_village": 3},
+    {"variant": "tactical", "lava_disc_return": "any_landing", "tactical_priestess_buy_at_scoring": True,
+     "tactical_chip_timing": "after_distribution", "placement_tie_rule": "value", "takeback_on_boat_segment": False,
+     "lava_disc_without_chip": "allowed", "diagonal_adjacency": True, "entry_step_is_upward": False,
+     "no_tie_on_boat_segment": False, "tie_first_picker": "non_active"},
+]
+
+
+@pytest.mark.parametrize("options", NON_DEFAULT, ids=["base", "tactical"])
+def test_random_games_with_non_default_options(options):
+    game = HausDerSonneGame(**options)
+    r = random.Random(11)
+    for seed in range(100):
+        s = game.new_state(seed)
+        while not s.is_terminal():
+            la = s.legal_actions()
+            assert la and s.legal_mask().sum() == len(la)
+            s.apply(la[r.randrange(len(la))])
+            if r.random() < 0.02:
+                check_conservation(s)
+                assert HausDerSonneState.from_json(s.to_json()).to_json() == s.to_json()
+        check_conservation(s)
+        assert s.turn < game.options["turn_limit"] and len(s.scorings) == 2
+        assert s.score[0] == sum(e[5][0] for e in s.scorings) and s.score[1] == sum(e[5][1] for e in s.scorings)
+
+
 @pytest.mark.parametrize("variant", ["base", "tactical"])
 def test_json_round_trip_and_identical_future(variant):
     game = HausDerSonneGame(variant=variant)

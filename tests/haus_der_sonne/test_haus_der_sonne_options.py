@@ -270,3 +270,47 @@ def test_turn_limit_stops_the_game(hds):
 def test_buy_shell_phase_in_tactical_game(hds):
     s = receive(hds, C.SHELL, variant="tactical")
     assert s.phase == BUY_SHELL and A.buy(0) in s.legal_actions()
+
+
+def test_lava_card_refill(hds):
+    kw = dict(boat=0, disc=hds.discs(p0={4: 3}), bays=hds.bays(s3=(C.WHITE, C.WHITE)),
+              piles=[[], [C.STATUE, C.FISH, C.LAVA], [C.STATUE] * 4])
+    s = hds.position(**kw)
+    s.apply(A.place(3, 0))
+    assert s.bays[6] == C.FISH and s.crater[3] == 1
+    s = hds.position(options={"lava_card_refill": "leave_gap"}, **kw)
+    s.apply(A.place(3, 0))
+    assert s.bays[6] == E and s.crater[3] == 1 and s.piles[1] == [C.STATUE, C.FISH]
+
+
+def test_purchases_per_shell(hds):
+    s = receive(hds, C.SHELL, hand=[hand(SHELL=1), [0] * 13])
+    s.apply(A.buy(0))
+    assert s.phase == MAIN and s.hand[0][C.SHELL] == 1
+    s = receive(hds, C.SHELL, options={"purchases_per_shell": "many"}, hand=[hand(SHELL=1), [0] * 13])
+    s.apply(A.buy(0))
+    assert s.phase == BUY_SHELL and s.current_player == 0
+    s.apply(A.buy(1))
+    assert s.sc_owner[:2] == [0, 0] and s.hand[0][C.SHELL] == 0 and s.phase == MAIN
+
+
+def test_pearl_pairs_option(hds):
+    h = hand(WHITE=2, BLACK=2)
+    assert hds.position(hand=[h, [0] * 13]).scoring_points(0, False)["pearls"] == 8
+    s = hds.position(options={"pearl_pairs": "one_pair"}, hand=[h, [0] * 13])
+    assert s.scoring_points(0, False)["pearls"] == 4 + 1 + 2
+
+
+def test_nautilus_scoring_option(hds):
+    h = hand(NAUTILUS=1, NAUTILUS_B=1)
+    assert hds.position(hand=[h, [0] * 13]).scoring_points(0, False)["nautilus"] == 6
+    s = hds.position(options={"nautilus_scoring": "once"}, hand=[h, [0] * 13])
+    assert s.scoring_points(0, False)["nautilus"] == 3
+
+
+def test_lava_disc_without_chip(hds):
+    kw = dict(boat=0, crater=[1, 1, 1, 1, 0, 0])
+    assert A.place_lava(2) not in hds.position(variant="tactical", **kw).legal_actions()
+    s = hds.position(variant="tactical", options={"lava_disc_without_chip": "allowed"}, **kw)
+    s.apply(A.place_lava(2))
+    assert s.lava_disc[0] == 0 and s.crater == [1, 1, 1, 1, 0, 0]
