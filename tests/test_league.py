@@ -160,6 +160,14 @@ def test_process_pool_and_extension_give_the_same_league(tmp_path):
         assert keys(grown) == expected
 
 
+def test_failing_match_is_reported_and_the_rest_kept(tmp_path):
+    db = str(tmp_path / "l.sqlite")
+    with pytest.raises(RuntimeError, match="failed: RuntimeError: toy: game did not end within 3 decisions"):
+        run_league(toy_config(max_decisions=3), db, 12, workers=2, progress=False)
+    with LeagueStorage.open(db, readonly=True) as store:
+        assert store.count() == 0 and store.target_matches == 12
+
+
 def test_duplicate_match_index_is_refused(tmp_path):
     db = str(tmp_path / "l.sqlite")
     with run_league(toy_config(), db, 3, progress=False) as league:

@@ -522,15 +522,25 @@ class League:
                 if missing:
                     if executor is None:
                         executor = make_executor(self.resolved.worker_spec(), backend, workers, address)
-                    futures = [executor.submit(t) for t in missing]
+                    futures = {executor.submit(t): t for t in missing}
+                    failed: tuple[MatchTask, BaseException] | None = None
                     for fut in cf.as_completed(futures):
-                        m = fut.result()
+                        try:
+                            m = fut.result()
+                        except Exception as e:  # noqa: BLE001 - keep the round's other matches, then report
+                            failed = failed or (futures[fut], e)
+                            continue
                         self.storage.add_match(m)
                         stored[m.index] = m
                         if on_match is not None:
                             on_match(m)
                         if bar is not None:
                             bar.update(1)
+                    if failed is not None:
+                        t, e = failed
+                        raise RuntimeError(f"league match {t.index} (seed {t.seed}, seats "
+                                           f"{[self.names[a] for a in t.seats]}) failed: {type(e).__name__}: {e}; "
+                                           "the other matches are stored, --resume retries it") from e
                 for t in tasks:  # the round is complete: ratings advance in index order
                     tracker.add(stored[t.index], t.index)
                 if bar is not None:

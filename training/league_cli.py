@@ -118,9 +118,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise ValueError(f"--matches must be >= 0, got {args.matches}")
     if args.workers < 1:
         raise ValueError(f"--workers must be >= 1, got {args.workers}")
+    import sys
+
     config = _config_from_args(args)
-    league = run_league(config, args.db, args.matches, resume=args.resume, workers=args.workers,
-                        backend=args.backend, address=args.address, progress=not args.quiet)
+    try:
+        league = run_league(config, args.db, args.matches, resume=args.resume, workers=args.workers,
+                            backend=args.backend, address=args.address, progress=not args.quiet)
+    except RuntimeError as e:  # a match failed; what was played is stored
+        print(f"error: {e}", file=sys.stderr)
+        return 1
     with league:
         st = league.standings()
         print(describe(league.resolved.identity, st.matches, league.storage.target_matches))
