@@ -25,7 +25,7 @@ the palm piles, whose remaining composition is shown instead.
 | hands           | 12   | me, opp: shells, white, black, fish, nautilus, butterfly cards (each /8) |
 | scoring_cards   | 16   | per scoring card one-hot {board, me, opp}; priestess card available      |
 | piles           | 27   | per pile: count of each of 8 face types / 8, butterfly cards / 8         |
-| scores          | 2    | me, opp / 60                                                             |
+| scores          | 2    | me, opp / 80 (clipped at 1)                                              |
 | landing         | 6    | one-hot landing segment during a card distribution                       |
 | pending         | 2    | shells I can spend now / 8, I-act-first flag                             |
 | window          | 1    | the opponent has passed in the buy window                                |
@@ -170,12 +170,12 @@ def encode_observation(state: HausDerSonneState, player: int, out: np.ndarray | 
                     vals_i.append(base + i)
                     vals_v.append(tc[i] / 8.0)
     vals_i += [SCORES, SCORES + 1]
-    vals_v += [state.score[me] / 60.0, state.score[op] / 60.0]
+    vals_v += [min(state.score[me] / 80.0, 1.0), min(state.score[op] / 80.0, 1.0)]
     if state.land >= 0:
         ones.append(LANDING + state.land)
     if state.current_player == me and ph in (3, 4, 5):
         vals_i.append(PENDING)
-        vals_v.append(state.shells(me) / 8.0)
+        vals_v.append(min(state.shells(me) / 8.0, 1.0))
     if state.current_player == me and _acts_first(state, me):
         ones.append(PENDING + 1)
     if state.win_passed[op] and ph == 5:
