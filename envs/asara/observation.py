@@ -114,8 +114,8 @@ def build_layout(game: AsaraGame) -> tuple[dict[str, slice], int]:
     return dict(sl), size
 
 
-def encode(s: AsaraState, p: int) -> np.ndarray:
-    """Player p's information state (see the module docstring for the blocks)."""
+def encode_reference(s: AsaraState, p: int) -> np.ndarray:
+    """Player p's information state, written plainly (the fast :func:`encode` must agree with it)."""
     g = s.game
     n = g.num_players
     lay = g.observation_layout
@@ -234,4 +234,171 @@ def encode(s: AsaraState, p: int) -> np.ndarray:
     out = np.array(v, dtype=np.float32)
     out *= g._obs_scale_vec
     np.minimum(out, 1.0, out=out)  # the observation space is the unit box
+    return out
+
+
+# -- fast encoder ------------------------------------------------------------------------------
+# Blocks that change only when cards move (``s._oc_cards``) or tiles move (``s._oc_tiles``) are
+# cached on the state as scaled float32 arrays; the engine replaces a cache dict (never mutates a
+# shared one) when it changes the matching fields, so clones may share caches safely.
+
+
+def _scaled(values: list, scale: np.ndarray) -> np.ndarray:
+    a = np.array(values, dtype=np.float32)
+    a *= scale
+    np.minimum(a, 1.0, out=a)
+    return a
+
+
+def _areas_block(s: AsaraState, sc: np.ndarray) -> np.ndarray:
+    g = s.game
+    st = g.area_start
+    nsp = g.area_spaces
+    card = s.sp_card
+    v = [0.0] * (len(LIMITED_AREAS) * 7)
+    for i, a in enumerate(LIMITED_AREAS):
+        v[i * 7 + s.lead[a] + 1] = 1.0
+        v[i * 7 + 6] = card[st[a]: st[a] + nsp[a]].count(5)
+    return _scaled(v, sc)
+
+
+def _tower_block(s: AsaraState, q: int, sc: np.ndarray) -> np.ndarray:
+    S = s.game.slots
+    tw = s.towers
+    v = [0.0] * (C.NUM_MATERIALS * S * 4 + 9)
+    count = 0
+    best = 0
+    mb = C.NUM_MATERIALS * S * 4 + 2
+    for m in range(5):
+        bm = 0
+        i = (q * 5 + m) * S * 8
+        for slot in range(S):
+            if tw[i]:
+                h = (tw[i + 1] > 0) + 1 + tw[i + 2] + tw[i + 3] + tw[i + 4] + tw[i + 5] + tw[i + 6] + tw[i + 7]
+                k = (m * S + slot) * 4
+                v[k] = 1.0
+                v[k + 1] = h
+                v[k + 2] = (tw[i] == 2) + (tw[i + 1] == 2) + tw[i + 3] + tw[i + 5]
+                v[k + 3] = tw[i + 6] + tw[i + 7]
+                count += 1
+                if h > bm:
+                    bm = h
+            i += 8
+        v[mb + m] = bm
+        if bm > best:
+            best = bm
+    v[mb - 2] = count
+    v[mb - 1] = best
+    v[mb + 5] = sum(s.lit_res[q * 5: q * 5 + 5])
+    v[mb + 6] = 1.0
+    return _scaled(v, sc)
+
+
+def encode(s: AsaraState, p: int) -> np.ndarray:
+    """Player p's information state (see the module docstring for the blocks)."""
+    g = s.game
+    n = g.num_players
+    lay = g.observation_layout
+    sc = g._obs_scale_vec
+    out = np.zeros(g.obs_size, dtype=np.float32)
+    rel = [(q - p) % n for q in range(n)]
+    # meta and pending: small, written directly
+    out[s.year - 1] = 1.0
+    out[4 + n - 2] = 1.0
+    if g.pro:
+        out[7] = 1.0
+    if s.phase < NUM_PHASES:
+        out[8 + s.phase] = 1.0
+    out[17 + rel[s.caliph]] = 1.0
+    out[21 + rel[s.start_player]] = 1.0
+    out[25] = min(s.turn_no / 30.0, 1.0)
+    o = lay["pending"].start
+    if s.p_area >= 0:
+        out[o + s.p_area] = 1.0
+    out[o + 17 + s.b_left] = 1.0
+    if s.phase == 6:
+        out[o + 25 + s.p_space - g.area_start[C.CIRCLE]] = 1.0
+        out[o + 32: o + 37] = np.minimum(s.open_, 1.0)
+    if s.p_fee:
+        out[o + 37] = 1.0
+    if s.p_pile >= 0:
+        out[o + 38 + s.p_pile] = 1.0
+    if s.p_cards >= 0 and s.phase == 2 and s.current_player == p:
+        out[o + 42 + s.p_cards] = 1.0
+    if s.lit_keep_left:
+        out[o + 62] = 1.0
+    # card-dependent blocks
+    cc = s._oc_cards
+    if not cc:
+        sl = lay["areas"]
+        cc["areas"] = _areas_block(s, sc[sl])
+        own = np.array(s.sp_owner, dtype=np.int16)
+        cc["own"] = own
+        cc["occ"] = (own >= 0).astype(np.float32)
+        cc["five"] = min(sum(s.five_by) / 20.0, 1.0)
+    out[lay["areas"]] = cc["areas"]
+    o = lay["spaces"]
+    out[o.start: o.stop: 2] = cc["occ"]
+    out[o.start + 1: o.stop: 2] = cc["own"] == p
+    out[lay["five"].start] = cc["five"]
+    o = lay["cards_laid"].start
+    for q in range(n):
+        key = ("laid", q)
+        a = cc.get(key)
+        if a is None:
+            a = cc[key] = _scaled(s.laid_up[q * 5: q * 5 + 5] + [sum(s.laid_down[q * 5: q * 5 + 5])],
+                                  sc[o: o + 6])
+        b = o + rel[q] * 6
+        out[b: b + 6] = a
+    key = ("priv", p)
+    a = cc.get(key)
+    if a is None:
+        sl = lay["private"]
+        v = s.hand[p * 5: p * 5 + 5] + s.laid_down[p * 5: p * 5 + 5] + s.lit_res[p * 5: p * 5 + 5] + [0] * 10
+        bit = 1 << p
+        for i, m in enumerate(s.lit_stack):
+            if s.lit_seen[i] & bit:
+                v[15 + m] += 1
+        if s.current_player == p:
+            for m in s.lit_drawn:
+                v[20 + m] += 1
+        a = cc[key] = _scaled(v, sc[sl])
+        sl = lay["belief"]
+        cc[("belief", p)] = _scaled(s.unseen_cards(p) + [len(s.deck)], sc[sl])
+    out[lay["private"]] = a
+    out[lay["belief"]] = cc[("belief", p)]
+    # tile-dependent blocks
+    tc = s._oc_tiles
+    if not tc:
+        sl = lay["displays"]
+        tc["disp"] = _scaled(s.display, sc[sl])
+        sl = lay["piles"]
+        v = [0] * (C.NUM_KINDS + 5)
+        for t in range(4):
+            pile = s.piles[t]
+            for x in range(10):
+                v[t * 10 + x] = pile.count(x)
+            v[C.NUM_KINDS + t] = len(pile)
+        v[C.NUM_KINDS + 4] = len(s.lit_stack)
+        tc["piles"] = _scaled(v, sc[sl])
+    out[lay["displays"]] = tc["disp"]
+    out[lay["piles"]] = tc["piles"]
+    hide = g.options["human_realistic_obs"]
+    ts = 3 + C.NUM_KINDS
+    for q in range(n):
+        b = lay[f"player_{rel[q]}"].start
+        if q == p or not hide:
+            out[b] = min(s.money[q] / 100.0, 1.0)
+            key = ("res", q)
+            a = tc.get(key)
+            if a is None:
+                a = tc[key] = _scaled(s.reserve[q * C.NUM_KINDS: (q + 1) * C.NUM_KINDS], sc[b + 3: b + ts])
+            out[b + 3: b + ts] = a
+        out[b + 1] = min(s.pp[q] / 150.0, 1.0)
+        out[b + 2] = min(s.hand_n[q] / 12.0, 1.0)
+        key = ("tw", q)
+        a = tc.get(key)
+        if a is None:
+            a = tc[key] = _tower_block(s, q, sc[b + ts: lay[f"player_{rel[q]}"].stop])
+        out[b + ts: b + ts + a.shape[0]] = a
     return out

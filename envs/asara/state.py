@@ -387,6 +387,9 @@ class AsaraState(State):
         n = self.game.num_players
         self.hand_n = [sum(self.hand[p * 5: p * 5 + 5]) for p in range(n)]
         self._mask = None
+        self._legal = None
+        self._oc_cards: dict = {}  # observation blocks that depend on cards (see observation.encode)
+        self._oc_tiles: dict = {}  # observation blocks that depend on tiles and towers
 
     # tower helpers ---------------------------------------------------------------
     def tower_index(self, p: int, m: int, slot: int) -> int:
@@ -449,18 +452,21 @@ class AsaraState(State):
         if m is None:
             m = np.zeros(self.game.num_actions, dtype=bool)
             if self.phase != PH_DONE:
-                m[self._legal_ids()] = True
+                m[self.legal_actions()] = True
             self._mask = m
         return m
 
     def legal_actions(self) -> list[int]:
-        if self.phase == PH_DONE:
-            return []
-        ids = self._legal_ids()
-        return ids
+        ids = self._legal
+        if ids is None:
+            ids = self._legal = self._legal_ids() if self.phase != PH_DONE else []
+        return list(ids)
 
     def is_legal(self, action: int) -> bool:
-        return 0 <= action < self.game.num_actions and bool(self.legal_mask()[action])
+        ids = self._legal
+        if ids is None:
+            ids = self._legal = self._legal_ids() if self.phase != PH_DONE else []
+        return action in ids
 
     def _legal_ids(self) -> list[int]:
         ph = self.phase
@@ -617,6 +623,7 @@ class AsaraState(State):
 
     def place_buyer(self, p: int, area: int, card: int, space: int) -> None:
         """Lay the card(s): a single face up (face down on the 5-Asari building), or a pair face down."""
+        self._oc_cards = {}
         h = self.hand
         o5 = p * 5
         if card < 5:
@@ -779,6 +786,7 @@ class AsaraState(State):
     # ------------------------------------------------------------------ apply
     def _apply(self, action: int) -> None:
         self._mask = None
+        self._legal = None
         g = self.game
         c = g.codec
         p = self.current_player
@@ -842,6 +850,7 @@ class AsaraState(State):
     def buy_from_market(self, p: int, x: int) -> None:
         """Rules 5.3: take one face-up tile and pay its material's price (gold costs the same)."""
         if x != MARKET_DECLINE:
+            self._oc_tiles = {}
             t = self.p_area
             self.display[t * 10 + x] -= 1
             self.money[p] -= self.game.price[x // 2]
@@ -863,6 +872,7 @@ class AsaraState(State):
     def bribe(self, p: int, x: int) -> None:
         """Rules 5.5: optionally buy one tile from the searched pile at its price; reshuffle the pile."""
         pile = self.piles[self.p_pile]
+        self._oc_tiles = {}
         if x != SPY_NOTHING:
             pile.remove(x)
             self.money[p] -= self.game.price[x // 2]
@@ -873,6 +883,7 @@ class AsaraState(State):
     def recruit_buyers(self, p: int) -> None:
         """Rules 9.1 / A-27: pay the space's fee and draw up to 2 cards from the undealt deck."""
         g = self.game
+        self._oc_cards = {}
         self.money[p] -= g.recruit_fees[self.p_space - g.area_start[C.RECRUIT]]
         for _ in range(min(C.RECRUIT_DRAW, len(self.deck))):
             self.hand[p * 5 + self.deck.pop()] += 1
@@ -885,6 +896,8 @@ class AsaraState(State):
             self.end_turn()
             return
         fee, shown, keep = C.LIT_OFFERS[i]
+        self._oc_cards = {}
+        self._oc_tiles = {}
         self.money[p] -= fee
         k = min(shown, len(self.lit_stack))
         self.lit_drawn = [self.lit_stack.pop() for _ in range(k)]
@@ -894,6 +907,8 @@ class AsaraState(State):
 
     def keep_lit_window(self, p: int, m: int) -> None:
         """Keep one drawn window; after the last, the rest go to the bottom in random order (A-28)."""
+        self._oc_cards = {}
+        self._oc_tiles = {}
         self.lit_drawn.remove(m)
         self.lit_res[p * NF + m] += 1
         self.lit_keep_left -= 1
@@ -912,6 +927,7 @@ class AsaraState(State):
         if kind == B_STOP:
             self.end_turn()
             return
+        self._oc_tiles = {}
         tw = self.towers
         ro = p * C.NUM_KINDS
         if kind == B_BASE:
@@ -922,6 +938,7 @@ class AsaraState(State):
             tw[i] = 1 + gd
             self.open_[m] += 1
         elif kind == B_LIT:
+            self._oc_cards = {}
             self.lit_res[p * NF + m] -= 1
             i = self.tower_index(p, m, slot)
             if tw[i + C.T_WIN_P]:  # cover a plain window before a gold one (rules 9.3)
@@ -1152,6 +1169,9 @@ class AsaraState(State):
         d["piles"] = [x[:] for x in self.piles]
         d["hand_n"] = self.hand_n[:]
         d["_mask"] = self._mask
+        d["_legal"] = self._legal
+        d["_oc_cards"] = self._oc_cards
+        d["_oc_tiles"] = self._oc_tiles
         return s
 
     def _to_dict(self) -> dict[str, Any]:
@@ -1196,6 +1216,7 @@ class AsaraState(State):
         s.rng = Rng(rs)
         s.hand_n = [0] * game.num_players
         s._mask = None
+        s._legal = None
         s._validate(bad)
         s.refresh()
         return s
