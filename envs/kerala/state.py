@@ -218,9 +218,10 @@ def find_areas(game: KeralaGame, stacks: dict[int, tuple[int, ...]]) -> tuple[li
     top = {cell: code_colour[st[-1]] for cell, st in stacks.items()}
     area_of: dict[int, int] = {}
     areas: list[tuple[int, list[int]]] = []
-    for cell, colour in top.items():
+    for cell in sorted(top):  # canonical numbering: ties in the keep choice break the same way everywhere
         if cell in area_of:
             continue
+        colour = top[cell]
         idx = len(areas)
         area_of[cell] = idx
         cells = [cell]
