@@ -122,6 +122,19 @@ def test_schedule_rotates_seats_and_is_deterministic(tmp_path):
         assert len({t.seed for t in tasks}) == 24
 
 
+def test_schedule_favours_open_groups_but_seats_everyone(tmp_path):
+    cfg = toy_config(game=ToyGame(2), agents=["p=random", "q=random", "r=random", "far=random"], round_size=40)
+    with open_league(str(tmp_path / "l.sqlite"), cfg) as league:
+        tracker = RatingTracker(league.names)
+        tracker.mu = [25.0, 25.5, 24.5, 60.0]
+        tracker.sigma = [3.0, 3.0, 3.0, 1.0]
+        for r in range(3):
+            tasks = schedule_round(league.resolved, r, tracker)
+            plays = Counter(a for t in tasks[::2] for a in t.seats)  # one entry per group
+            assert plays[3] == 1, "an agent far from the others plays only its coverage group"
+            assert min(plays[0], plays[1], plays[2]) >= 4
+
+
 def test_recomputed_ratings_equal_live_ratings(tmp_path):
     db = str(tmp_path / "l.sqlite")
     with run_league(toy_config(), db, 70, progress=False) as league:

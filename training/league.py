@@ -19,8 +19,9 @@ round is a set of groups of ``num_players`` agents; every group plays
 every seat once, and all rotations share one deal seed (duplicate format, as
 in duplicate bridge: the deal's luck cancels within the group).  Groups are
 drawn with probability proportional to how close and how uncertain their
-ratings are (:func:`.ratings.group_priority`), discounted for agents already
-drawn in the round so everyone keeps playing.  The draw for round ``r`` uses
+ratings are (:func:`.ratings.group_priority`); every agent plays in every
+round (the first groups of a round seat the agents not yet drawn), and
+agents already drawn in the round are mildly discounted.  The draw for round ``r`` uses
 a generator seeded by ``(league seed, r)`` and the ratings after rounds
 ``0 .. r-1``; a match's seed is a function of the league seed and its
 index.  So the whole league is a pure function of its configuration:
@@ -66,8 +67,8 @@ from .ratings import RatingConfig, RatingTracker, Standings, group_priority, sta
 
 LEAGUE_FORMAT = 1
 BACKENDS = ("process", "ray")
-#: how much an agent's weight shrinks for each group of the round it is already in
-ROUND_REPEAT_DISCOUNT = 0.25
+#: a group's weight is divided by 1 + this times the round's earlier appearances of its agents (spreads play)
+ROUND_REPEAT_DISCOUNT = 0.5
 #: more candidate groups than this are sampled rather than enumerated
 MAX_CANDIDATE_GROUPS = 4096
 
@@ -306,7 +307,10 @@ def schedule_round(league: ResolvedLeague, round_index: int, tracker: RatingTrac
     tasks = []
     groups_per_round = league.round_size // n
     for g in range(groups_per_round):
-        w = base * np.power(ROUND_REPEAT_DISCOUNT, members @ used) + 1e-12
+        # coverage first: while some agent has not played this round, draw among the groups seating most of them
+        cover = members @ (used == 0)
+        eligible = cover == cover.max()
+        w = (base + 1e-12) * eligible / (1.0 + ROUND_REPEAT_DISCOUNT * (members @ used))
         choice = candidates[int(rng.choice(len(candidates), p=w / w.sum()))]
         used += members[candidates.index(choice)]
         order = [int(a) for a in rng.permutation(np.array(choice))]
