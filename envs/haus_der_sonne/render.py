@@ -55,7 +55,9 @@ def render_text(state: HausDerSonneState) -> str:
         w = state.winners()
         lines.append(f"GAME OVER  scores P0 {state.score[0]} : P1 {state.score[1]}  winner P{w[0]}")
     else:
-        lines.append(f"P{state.current_player} to {PHASE_TEXT[state.phase]} (turn of P{state.active})")
+        where = f", cards handed out at segment {state.land}" if state.land >= 0 else ""
+        where += ", scoring under way" if state.trigger >= 0 else ""
+        lines.append(f"P{state.current_player} to {PHASE_TEXT[state.phase]} (turn of P{state.active}{where})")
     lines.append("seg boat beach discs P0 | P1      bays          meadow   forest   mountain crater")
     for s in range(C.NUM_SEGMENTS):
         boat = "BOAT" if state.boat == s else "    "
@@ -86,6 +88,8 @@ def render_text(state: HausDerSonneState) -> str:
     if state.priestess_available:
         board.append("priestess")
     lines.append("scoring board: " + (", ".join(board) or "-"))
+    for rnd, *_, pts in state.scorings:
+        lines.append(f"scoring {rnd}: P0 +{pts[0]}, P1 +{pts[1]}")
     lines.append("fields: S<p> statue of player p, @<p> shaman of player p, * lava chip, card* = butterfly")
     return "\n".join(lines)
 
