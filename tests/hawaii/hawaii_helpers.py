@@ -64,8 +64,10 @@ def boat_trip(s: HawaiiState, boats: list[int] | None, pay: tuple[int, int]) -> 
         if s.phase == A.BOATS:
             if boats:
                 act(s, A.BOATS, boats.pop(0))
-            else:
+            elif A.BOAT_DONE in legal_in(s, A.BOATS):
                 act(s, A.BOATS, A.BOAT_DONE)
+            else:
+                act(s, A.BOATS, legal_in(s, A.BOATS)[0])
         else:
             _pay(s, pay)
 
