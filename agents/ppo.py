@@ -71,18 +71,29 @@ def _read_weights(path: Path) -> dict[str, np.ndarray]:
 
 
 def policy_arrays(policy: Any) -> dict[str, np.ndarray]:
-    """A MaskableActorCriticPolicy's weights as float32 numpy arrays (keys as in its state_dict)."""
-    return {k: v.detach().cpu().numpy().astype(np.float32) for k, v in policy.state_dict().items()}
+    """The acting part of a MaskableActorCriticPolicy (shared features, policy layers, action head) as numpy."""
+    keep = ("features_extractor.", "mlp_extractor.policy_net.", "action_net.")
+    return {k: v.detach().cpu().numpy().astype(np.float32) for k, v in policy.state_dict().items()
+            if k.startswith(keep)}
 
 
-def save_checkpoint(model: Any, path: str | Path, metadata: dict[str, Any]) -> Path:
-    """``model.save(path)`` plus the metadata and numpy weights members; returns the path."""
+def save_checkpoint(model: Any, path: str | Path, metadata: dict[str, Any], *, light: bool = False) -> Path:
+    """Write a checkpoint; returns its path.
+
+    Full (default): ``model.save(path)`` plus the metadata and numpy weights
+    members, so both ``MaskablePPO.load`` and :meth:`PPOAgent.load` read it.
+    ``light``: only the two meeplezoo members (no value net, no optimiser
+    state): a fraction of the size, for self-play snapshots that are only played.
+    """
     path = Path(path)
     if path.suffix != ".zip":
         path = path.with_suffix(".zip")
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp.zip")  # written aside, then renamed: readers never see half a file
-    model.save(tmp)
+    if light:
+        tmp.unlink(missing_ok=True)
+    else:
+        model.save(tmp)
     buf = io.BytesIO()
     np.savez(buf, **policy_arrays(model.policy))
     meta = {"format": CHECKPOINT_FORMAT, **metadata}
@@ -166,11 +177,16 @@ class PPOAgent(Agent):
         if act not in ACTIVATIONS:
             raise ValueError(f"ppo: unsupported activation {act!r}; known: {', '.join(ACTIVATIONS)}")
         self._act_fn = np.tanh if act == "tanh" else (lambda x: np.maximum(x, 0.0))
-        self._layers: list[tuple[np.ndarray, np.ndarray]] = []
-        for i in range(len(metadata["net_arch"]["pi"])):
-            w, b = params[f"mlp_extractor.policy_net.{2 * i}.weight"], params[f"mlp_extractor.policy_net.{2 * i}.bias"]
-            self._layers.append((np.ascontiguousarray(w.T), b))
-        self._head = (np.ascontiguousarray(params["action_net.weight"].T), params["action_net.bias"])
+        # Linear layers alternate with activations in SB3's Sequential modules: indices 0, 2, 4, ...
+        arch = metadata["net_arch"]
+        names = [f"features_extractor.net.{2 * i}" for i in range(len(arch.get("features", [])))]
+        names += [f"mlp_extractor.policy_net.{2 * i}" for i in range(len(arch["pi"]))]
+        try:
+            self._layers = [(np.ascontiguousarray(params[n + ".weight"].T), params[n + ".bias"]) for n in names]
+            head = (np.ascontiguousarray(params["action_net.weight"].T), params["action_net.bias"])
+        except KeyError as e:
+            raise ValueError(f"ppo: checkpoint weights lack {e}; they do not match net_arch {arch}") from None
+        self._head = head
         self.observation_size = int(metadata["observation_size"])
         self.num_actions = int(metadata["num_actions"])
         if self._layers and self._layers[0][0].shape[0] != self.observation_size:

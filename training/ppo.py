@@ -35,6 +35,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import multiprocessing
 import os
 import time
 import warnings
@@ -43,10 +44,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import gymnasium
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
 
 import meeplezoo
@@ -68,7 +71,7 @@ PPO_DEFAULTS: dict[str, Any] = {
     "learning_rate": 3e-4,
     "rollout_steps": 2048,  # transitions per update over all envs
     "batch_size": 256,
-    "n_epochs": 10,
+    "n_epochs": 4,  # CleanRL's choice; SB3's 10 doubles the update time on big boards for little gain
     "gamma": 0.995,
     "gae_lambda": 0.95,
     "clip_range": 0.2,
@@ -101,12 +104,44 @@ def default_eval_against(game: Game) -> list[str]:
 
 
 def default_net_arch(observation_size: int, num_actions: int) -> list[int]:
-    """Two hidden layers, wider for bigger games: 64 up to 64 inputs/outputs, then 128, 256, 512."""
+    """Hidden widths: one shared layer, then one layer for each of actor and critic.
+
+    64, 128 or 256 units as the observation (or action space) grows, halved
+    while the first layer would exceed 4M weights: Kerala's board planes
+    (20,936 inputs for 2 players) get 128 units, not a 10M-weight layer that
+    would make checkpoints huge and updates slow on a laptop CPU.
+    """
     size = max(observation_size, num_actions)
-    for width, limit in ((64, 64), (128, 256), (256, 1024)):
-        if size <= limit:
-            return [width, width]
-    return [512, 512]
+    width = 64 if size <= 64 else 128 if size <= 256 else 256
+    while width > 64 and observation_size * width > 4_000_000:
+        width //= 2
+    return [width, width]
+
+
+class MlpFeatures(BaseFeaturesExtractor):
+    """The shared first layer(s) of actor and critic: Linear + activation per width."""
+
+    def __init__(self, observation_space: gymnasium.spaces.Box, layers: Sequence[int] = (128,),
+                 activation: str = "tanh") -> None:
+        super().__init__(observation_space, features_dim=int(layers[-1]))
+        act = torch.nn.Tanh if activation == "tanh" else torch.nn.ReLU
+        mods: list[torch.nn.Module] = []
+        last = int(np.prod(observation_space.shape))
+        for width in layers:
+            mods += [torch.nn.Linear(last, int(width)), act()]
+            last = int(width)
+        self.net = torch.nn.Sequential(*mods)
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        return self.net(observations.flatten(1))
+
+
+def policy_kwargs(net_arch: Sequence[int], activation: str) -> dict[str, Any]:
+    """SB3 policy settings for hidden widths ``[shared, *heads]``."""
+    return {"features_extractor_class": MlpFeatures,
+            "features_extractor_kwargs": {"layers": list(net_arch[:1]), "activation": activation},
+            "net_arch": {"pi": list(net_arch[1:]), "vf": list(net_arch[1:])},
+            "activation_fn": torch.nn.Tanh if activation == "tanh" else torch.nn.ReLU}
 
 
 def checkpoint_metadata(game: Game, steps: int, net_arch: Sequence[int], activation: str,
@@ -116,7 +151,8 @@ def checkpoint_metadata(game: Game, steps: int, net_arch: Sequence[int], activat
         "game": game.name, "num_players": game.num_players, "options": dict(game.options),
         "observation_version": type(game).observation_version, "observation_size": game.observation_shape[0],
         "num_actions": game.num_actions, "training_steps": int(steps), "algorithm": "MaskablePPO",
-        "net_arch": {"pi": list(net_arch), "vf": list(net_arch)}, "activation": activation,
+        "net_arch": {"features": list(net_arch[:1]), "pi": list(net_arch[1:]), "vf": list(net_arch[1:])},
+        "activation": activation,
         "meeplezoo_version": meeplezoo.__version__, **extra,
     }
 
@@ -149,8 +185,12 @@ def make_vec_env(game: Game, pool: OpponentPool, n_envs: int, vec: str, seed: in
     if vec == "auto":
         vec = "subproc" if n_envs > 1 and (os.cpu_count() or 1) > 1 else "dummy"
     fns = [_env_factory(game, pool.state_dict(), seed + 1009 * i, reward_mode) for i in range(n_envs)]
-    venv = SubprocVecEnv(fns) if vec == "subproc" else DummyVecEnv(fns)
-    return VecMonitor(venv)
+    if vec == "dummy":
+        return VecMonitor(DummyVecEnv(fns))
+    # fork where the OS has it: workers start at once, and scripts need no `if __name__ == "__main__"`
+    # guard.  The workers never run torch (opponents are numpy agents), which is what makes fork safe here.
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    return VecMonitor(SubprocVecEnv(fns, start_method=method))
 
 
 # -- 4. evaluation -------------------------------------------------------------------------------
@@ -282,7 +322,7 @@ class TrainingCallback(BaseCallback):
 
     def _snapshot(self) -> None:
         path = save_checkpoint(self.model, self.out_dir / "snapshots" / f"step_{self.num_timesteps:09d}.zip",
-                               self.metadata())
+                               self.metadata(), light=True)
         score = self._last_score if self.evaluations and self._last_eval == self.num_timesteps else None
         self.pool.add_snapshot(str(path), self.num_timesteps, score)
         self.training_env.env_method("set_pool_state", self.pool.state_dict())
@@ -356,7 +396,8 @@ def train(
             every ``eval_freq`` steps, default about 10 evaluations per run); ``eval_games=0`` turns it off.
         final_eval_games: games per opponent for the closing evaluation of best.zip (0: none).
         n_envs, vec: parallel envs, ``"auto"``/``"subproc"``/``"dummy"``.
-        net_arch, activation: hidden layer widths (default :func:`default_net_arch`), ``tanh``/``relu``.
+        net_arch, activation: hidden widths, the first shared by actor and critic, the rest
+            each's own (default :func:`default_net_arch`); ``tanh`` or ``relu``.
         ppo_kwargs: override :data:`PPO_DEFAULTS` (``learning_rate``, ``rollout_steps``, ``n_epochs``...).
     """
     # 1. game, opponents, network, output folder
@@ -389,6 +430,8 @@ def train(
         make_agent(spec, game.name, num_players=game.num_players, seed=0)
     net_arch = list(net_arch) if net_arch is not None else default_net_arch(game.observation_shape[0],
                                                                             game.num_actions)
+    if not net_arch or any(isinstance(w, bool) or not isinstance(w, int) or w < 1 for w in net_arch):
+        raise ValueError(f"net_arch must be a non-empty list of positive ints, got {net_arch!r}")
     n_steps = max(16, math.ceil(hp.pop("rollout_steps") / n_envs))
     if eval_freq is None:
         eval_freq = max(n_steps * n_envs, timesteps // 10)
@@ -409,8 +452,7 @@ def train(
         model = MaskablePPO(
             "MlpPolicy", env, n_steps=n_steps, seed=seed, device="cpu", verbose=0,
             tensorboard_log=str(out / "tb") if tensorboard else None,
-            policy_kwargs={"net_arch": {"pi": net_arch, "vf": net_arch},
-                           "activation_fn": torch.nn.Tanh if activation == "tanh" else torch.nn.ReLU},
+            policy_kwargs=policy_kwargs(net_arch, activation),
             **hp,
         )
         meta = checkpoint_metadata(game, 0, net_arch, activation, reward_mode=reward_mode, seed=seed,

@@ -1,0 +1,128 @@
+"""The ``train`` and ``evaluate`` subcommands (PPO), loaded lazily by ``meeplezoo.cli``.
+
+    meeplezoo train kerala --players 2 --opponents random:1,heuristic:1 --self-play --timesteps 20000 --out runs/kerala
+    meeplezoo evaluate runs/kerala/best.zip --against random,heuristic --games 200
+
+Importing this module imports nothing heavy: torch and stable-baselines3 are
+loaded when a command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+
+def _widths(text: str) -> list[int]:
+    try:
+        widths = [int(w) for w in text.split(",") if w.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated layer widths like 128,128, got {text!r}") from None
+    if not widths or min(widths) < 1:
+        raise argparse.ArgumentTypeError(f"layer widths must be positive, got {text!r}")
+    return widths
+
+
+def add_parser(subparsers: Any) -> None:
+    from meeplezoo.cli import add_game_args
+
+    p = subparsers.add_parser("train", help="train a MaskablePPO baseline on one seat of a game",
+                              description="Train MaskablePPO against weighted opponents (and itself with "
+                                          "--self-play); writes best.zip, final.zip, eval.csv and TensorBoard logs.")
+    add_game_args(p)
+    p.add_argument("--opponents", default=None, metavar="SPEC:W,...",
+                   help="weighted opponent specs, e.g. random:1,heuristic:2,mcts:sims=50:1 (the weight is the last "
+                        "':' part when it is a number; default random:1,heuristic:1)")
+    p.add_argument("--self-play", action="store_true", help="add frozen snapshots of the learner to the opponents")
+    p.add_argument("--self-play-weight", type=float, default=None,
+                   help="total weight of the snapshots (default: the fixed opponents' total)")
+    p.add_argument("--keep-last", type=int, default=5, help="snapshots kept in the pool (plus the best)")
+    p.add_argument("--snapshot-freq", type=int, default=None, help="steps between snapshots (default: eval freq)")
+    p.add_argument("--timesteps", type=int, default=20_000, help="learner decisions to train for")
+    p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS", help="stop training after this")
+    p.add_argument("--out", default=None, metavar="DIR", help="output folder (default runs/GAME)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--n-envs", type=int, default=2, help="parallel environments")
+    p.add_argument("--vec", choices=("auto", "subproc", "dummy"), default="auto",
+                   help="SubprocVecEnv or DummyVecEnv (auto: subproc when there are 2+ cores and envs)")
+    p.add_argument("--reward-mode", choices=("win", "rank", "score"), default="win")
+    p.add_argument("--eval-against", default=None, metavar="SPECS",
+                   help="comma-separated evaluation opponents (default random,heuristic)")
+    p.add_argument("--eval-games", type=int, default=100, help="games per opponent at each evaluation (0: off)")
+    p.add_argument("--eval-freq", type=int, default=None, help="steps between evaluations (default: timesteps/10)")
+    p.add_argument("--final-eval-games", type=int, default=200, help="games per opponent to evaluate best.zip")
+    p.add_argument("--net-arch", type=_widths, default=None, metavar="W,W",
+                   help="hidden widths: first shared by actor and critic, the rest each's own")
+    p.add_argument("--activation", choices=("tanh", "relu"), default="tanh")
+    p.add_argument("--lr", type=float, default=None, help="learning rate (default 3e-4)")
+    p.add_argument("--n-epochs", type=int, default=None, help="PPO epochs per update (default 4)")
+    p.add_argument("--rollout-steps", type=int, default=None, help="transitions per update, all envs (default 2048)")
+    p.add_argument("--batch-size", type=int, default=None, help="minibatch size (default 256)")
+    p.add_argument("--ent-coef", type=float, default=None, help="entropy bonus (default 0.01)")
+    p.add_argument("--gamma", type=float, default=None, help="discount (default 0.995)")
+    p.add_argument("--torch-threads", type=int, default=1, help="torch threads for the updates (default 1)")
+    p.add_argument("--progress", action="store_true", help="show SB3's progress bar")
+    p.add_argument("--no-tensorboard", action="store_true", help="do not write TensorBoard logs")
+    p.add_argument("--quiet", action="store_true", help="print only the final evaluation")
+    p.set_defaults(func=cmd_train)
+
+    p = subparsers.add_parser("evaluate", help="play a PPO checkpoint against other agents, seats rotated")
+    p.add_argument("checkpoint", help="a .zip written by `meeplezoo train`")
+    p.add_argument("--against", default=None, metavar="SPECS",
+                   help="comma-separated opponent specs (default random,heuristic)")
+    p.add_argument("--games", type=int, default=200, help="games per opponent")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--sampled", action="store_true", help="sample actions from the policy instead of the argmax")
+    p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    p.set_defaults(func=cmd_evaluate)
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from meeplezoo.cli import game_from_args, split_agents
+    from meeplezoo.training.ppo import train
+
+    game = game_from_args(args)
+    overrides = {k: v for k, v in {"learning_rate": args.lr, "n_epochs": args.n_epochs,
+                                   "rollout_steps": args.rollout_steps, "batch_size": args.batch_size,
+                                   "ent_coef": args.ent_coef, "gamma": args.gamma}.items() if v is not None}
+    out = args.out or f"runs/{game.name}"
+    if not args.quiet:
+        print(f"training MaskablePPO on {game.pretty_name} ({game.num_players} players) for {args.timesteps} steps "
+              f"-> {out}  (tensorboard --logdir {out}/tb)", flush=True)
+    result = train(
+        game, None, opponents=args.opponents, timesteps=args.timesteps, out_dir=out, self_play=args.self_play,
+        self_play_weight=args.self_play_weight, keep_last=args.keep_last, snapshot_freq=args.snapshot_freq,
+        eval_against=split_agents(args.eval_against) if args.eval_against else None,
+        eval_games=args.eval_games, eval_freq=args.eval_freq, final_eval_games=args.final_eval_games,
+        seed=args.seed, n_envs=args.n_envs, vec=args.vec, net_arch=args.net_arch, activation=args.activation,
+        reward_mode=args.reward_mode, time_limit=args.time_limit, torch_threads=args.torch_threads,
+        progress=args.progress, tensorboard=not args.no_tensorboard, verbose=0 if args.quiet else 1, **overrides,
+    )
+    print(result.summary())
+    return 0
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    from meeplezoo.agents.ppo import PPOAgent
+    from meeplezoo.cli import split_agents
+    from meeplezoo.training.ppo import default_eval_against, evaluate, format_evaluation
+
+    if args.games < 1:
+        raise ValueError(f"--games must be at least 1, got {args.games}")
+    agent = PPOAgent.load(args.checkpoint, seed=args.seed, deterministic=not args.sampled)
+    game = agent.game
+    against = split_agents(args.against) if args.against else default_eval_against(game)
+    meta = agent.metadata
+    opts = ", ".join(f"{k}={v!r}" for k, v in game.non_default_options.items())
+    print(f"{args.checkpoint}: {game.pretty_name}, {game.num_players} players{', ' + opts if opts else ''}, "
+          f"{meta.get('training_steps', 0)} training steps; {args.games} games per opponent, seats rotated, "
+          f"{'sampled' if args.sampled else 'greedy'} actions")
+    results = evaluate(agent, game, against, args.games, seed=args.seed)
+    print(format_evaluation(results))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({spec: {"games": st.games, "wins": st.wins, "win_rate": st.win_rate, "interval": st.interval,
+                              "mean_score": st.mean_score, "mean_margin": st.mean_margin}
+                       for spec, st in results.items()}, f, indent=2)
+    return 0
