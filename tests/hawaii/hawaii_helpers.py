@@ -5,12 +5,29 @@ from __future__ import annotations
 import numpy as np
 
 from meeplezoo.envs.hawaii import actions as A
+from meeplezoo.envs.hawaii.components import NUM_TOKENS
 from meeplezoo.envs.hawaii.state import HawaiiGame, HawaiiState
 
 
 def position(n: int = 2, options: dict | None = None, seed: int = 0, **fields) -> HawaiiState:
-    """A fresh game (seeded) with some public fields replaced."""
-    return HawaiiState.from_position(HawaiiGame(n, **(options or {})), seed, **fields)
+    """A fresh game (seeded) with some public fields replaced; price tokens are kept conserved."""
+    s = HawaiiState.from_position(HawaiiGame(n, **(options or {})), seed, **fields)
+    fix_bag(s)
+    return s
+
+
+def fix_bag(s: HawaiiState) -> None:
+    """Tokens a test put on the track, in the cove or in hands leave the circles; the rest go to the bag."""
+    used = {t for t in s.seq if t >= 0} | set(s.cove)
+    for p in range(s.game.num_players):
+        used |= set(s.held[p]) | set(s.fished[p])
+    for circ in s.circles:
+        for i, t in enumerate(circ):
+            if t in used:
+                circ[i] = -1
+    used |= {t for circ in s.circles for t in circ if t >= 0}
+    s.bag = [t for t in range(NUM_TOKENS) if t not in used]
+    s.refresh()
 
 
 def slot_of(s: HawaiiState, place: int) -> int:

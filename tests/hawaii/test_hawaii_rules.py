@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from hawaii_helpers import act, boat_trip, buy, end_round, fish, legal_in, position, slot_of, visit
+from hawaii_helpers import act, boat_trip, buy, end_round, fish, fix_bag, legal_in, position, slot_of, visit
 
 from meeplezoo.envs.core.game import IllegalActionError
 from meeplezoo.envs.hawaii import actions as A
@@ -48,7 +48,7 @@ def only_tokens(s, slot: int, tokens: list[int]) -> None:
     for circ in s.circles:
         circ[:] = [-1, -1, -1]
     s.circles[slot][: len(tokens)] = tokens
-    s.refresh()
+    fix_bag(s)
 
 
 # ---------------------------------------------------------------- §3.1 / §12.1 movement
