@@ -571,8 +571,8 @@ def test_spear_hut_scores_later_spear_tokens_but_not_its_own():
     buy(s, slot, tile=SPEAR_HUT, row=0)
     assert s.vp[0] == 0 and s.side_of(0, SPEAR_HUT) == 1  # its own spear token does not count
     end_round(s, 0)
-    end_round(s, 1)
-    assert s.vp[0] == 0 and s.vp[1] == 0  # nobody reached the target; space 1 has no token
+    end_round(s, 1)  # player 0 takes the spear token of space 2: now the hut scores
+    assert s.vp[0] == 1 and s.vp[1] == 0  # round sums 7 and 0 miss the target 9
     s = position(2, {"spear_bonus_on_buying_token": True}, order=[0, 1], res=[[20, 10, 0], [20, 10, 0]])
     only_tokens(s, slot, [T3S, -1])
     buy(s, slot, tile=SPEAR_HUT, row=0)
