@@ -294,111 +294,123 @@ def _tower_block(s: AsaraState, q: int, sc: np.ndarray) -> np.ndarray:
     return _scaled(v, sc)
 
 
+def _head(s: AsaraState, p: int, g: AsaraGame, rel: list[int]) -> np.ndarray:
+    """meta + pending (they change at every decision)."""
+    n = g.num_players
+    v = [0.0] * (26 + 63)
+    v[s.year - 1] = 1.0
+    v[4 + n - 2] = 1.0
+    if g.pro:
+        v[7] = 1.0
+    if s.phase < NUM_PHASES:
+        v[8 + s.phase] = 1.0
+    v[17 + rel[s.caliph]] = 1.0
+    v[21 + rel[s.start_player]] = 1.0
+    v[25] = s.turn_no
+    o = 26
+    if s.p_area >= 0:
+        v[o + s.p_area] = 1.0
+    v[o + 17 + s.b_left] = 1.0
+    if s.phase == 6:
+        v[o + 25 + s.p_space - g.area_start[C.CIRCLE]] = 1.0
+        v[o + 32: o + 37] = s.open_
+    if s.p_fee:
+        v[o + 37] = 1.0
+    if s.p_pile >= 0:
+        v[o + 38 + s.p_pile] = 1.0
+    if s.p_cards >= 0 and s.phase == 2 and s.current_player == p:
+        v[o + 42 + s.p_cards] = 1.0
+    v[o + 62] = s.lit_keep_left
+    return _scaled(v, g._obs_scale_vec[: 26 + 63])
+
+
 def encode(s: AsaraState, p: int) -> np.ndarray:
-    """Player p's information state (see the module docstring for the blocks)."""
+    """Player p's information state (see the module docstring for the blocks).
+
+    Built by concatenating cached blocks; the result equals :func:`encode_reference`.
+    """
     g = s.game
     n = g.num_players
     lay = g.observation_layout
     sc = g._obs_scale_vec
-    out = np.zeros(g.obs_size, dtype=np.float32)
     rel = [(q - p) % n for q in range(n)]
-    # meta and pending: small, written directly
-    out[s.year - 1] = 1.0
-    out[4 + n - 2] = 1.0
-    if g.pro:
-        out[7] = 1.0
-    if s.phase < NUM_PHASES:
-        out[8 + s.phase] = 1.0
-    out[17 + rel[s.caliph]] = 1.0
-    out[21 + rel[s.start_player]] = 1.0
-    out[25] = min(s.turn_no / 30.0, 1.0)
-    o = lay["pending"].start
-    if s.p_area >= 0:
-        out[o + s.p_area] = 1.0
-    out[o + 17 + s.b_left] = 1.0
-    if s.phase == 6:
-        out[o + 25 + s.p_space - g.area_start[C.CIRCLE]] = 1.0
-        out[o + 32: o + 37] = np.minimum(s.open_, 1.0)
-    if s.p_fee:
-        out[o + 37] = 1.0
-    if s.p_pile >= 0:
-        out[o + 38 + s.p_pile] = 1.0
-    if s.p_cards >= 0 and s.phase == 2 and s.current_player == p:
-        out[o + 42 + s.p_cards] = 1.0
-    if s.lit_keep_left:
-        out[o + 62] = 1.0
-    # card-dependent blocks
+    pieces = [_head(s, p, g, rel)]
     cc = s._oc_cards
-    if not cc:
-        sl = lay["areas"]
-        cc["areas"] = _areas_block(s, sc[sl])
-        own = np.array(s.sp_owner, dtype=np.int16)
-        cc["own"] = own
-        cc["occ"] = (own >= 0).astype(np.float32)
-        cc["five"] = min(sum(s.five_by) / 20.0, 1.0)
-    out[lay["areas"]] = cc["areas"]
-    o = lay["spaces"]
-    out[o.start: o.stop: 2] = cc["occ"]
-    out[o.start + 1: o.stop: 2] = cc["own"] == p
-    out[lay["five"].start] = cc["five"]
-    o = lay["cards_laid"].start
-    for q in range(n):
-        key = ("laid", q)
-        a = cc.get(key)
-        if a is None:
-            a = cc[key] = _scaled(s.laid_up[q * 5: q * 5 + 5] + [sum(s.laid_down[q * 5: q * 5 + 5])],
-                                  sc[o: o + 6])
-        b = o + rel[q] * 6
-        out[b: b + 6] = a
-    key = ("priv", p)
+    a = cc.get("board")
+    if a is None:
+        a = cc["board"] = _areas_block(s, sc[lay["areas"]])
+    pieces.append(a)
+    key = ("spaces", p)
     a = cc.get(key)
     if a is None:
-        sl = lay["private"]
-        v = s.hand[p * 5: p * 5 + 5] + s.laid_down[p * 5: p * 5 + 5] + s.lit_res[p * 5: p * 5 + 5] + [0] * 10
-        bit = 1 << p
-        for i, m in enumerate(s.lit_stack):
-            if s.lit_seen[i] & bit:
-                v[15 + m] += 1
-        if s.current_player == p:
-            for m in s.lit_drawn:
-                v[20 + m] += 1
-        a = cc[key] = _scaled(v, sc[sl])
-        sl = lay["belief"]
-        cc[("belief", p)] = _scaled(s.unseen_cards(p) + [len(s.deck)], sc[sl])
-    out[lay["private"]] = a
-    out[lay["belief"]] = cc[("belief", p)]
-    # tile-dependent blocks
+        own = s.sp_owner
+        v = [0.0] * (2 * len(own) + 1)
+        for j, o in enumerate(own):
+            if o >= 0:
+                v[2 * j] = 1.0
+                if o == p:
+                    v[2 * j + 1] = 1.0
+        v[-1] = sum(s.five_by)
+        a = cc[key] = _scaled(v, sc[lay["spaces"].start: lay["five"].stop])
+    pieces.append(a)
+    key = ("laid", p)
+    a = cc.get(key)
+    if a is None:
+        v = [0] * (6 * MAX_SEATS)
+        for q in range(n):
+            b = rel[q] * 6
+            v[b: b + 5] = s.laid_up[q * 5: q * 5 + 5]
+            v[b + 5] = sum(s.laid_down[q * 5: q * 5 + 5])
+        a = cc[key] = _scaled(v, sc[lay["cards_laid"]])
+    pieces.append(a)
     tc = s._oc_tiles
-    if not tc:
-        sl = lay["displays"]
-        tc["disp"] = _scaled(s.display, sc[sl])
-        sl = lay["piles"]
-        v = [0] * (C.NUM_KINDS + 5)
+    a = tc.get("dp")
+    if a is None:
+        v = list(s.display) + [0] * (C.NUM_KINDS + 5)
+        o = C.NUM_KINDS
         for t in range(4):
             pile = s.piles[t]
             for x in range(10):
-                v[t * 10 + x] = pile.count(x)
-            v[C.NUM_KINDS + t] = len(pile)
-        v[C.NUM_KINDS + 4] = len(s.lit_stack)
-        tc["piles"] = _scaled(v, sc[sl])
-    out[lay["displays"]] = tc["disp"]
-    out[lay["piles"]] = tc["piles"]
+                v[o + t * 10 + x] = pile.count(x)
+            v[o + C.NUM_KINDS + t] = len(pile)
+        v[-1] = len(s.lit_stack)
+        a = tc["dp"] = _scaled(v, sc[lay["displays"].start: lay["piles"].stop])
+    pieces.append(a)
     hide = g.options["human_realistic_obs"]
     ts = 3 + C.NUM_KINDS
-    for q in range(n):
-        b = lay[f"player_{rel[q]}"].start
-        if q == p or not hide:
-            out[b] = min(s.money[q] / 100.0, 1.0)
+    order = [(p + i) % n for i in range(n)]
+    for i, q in enumerate(order):
+        sl = lay[f"player_{i}"]
+        b = sl.start
+        shown = q == p or not hide
+        pieces.append(_scaled([s.money[q] if shown else 0, s.pp[q], s.hand_n[q]], sc[b: b + 3]))
+        if shown:
             key = ("res", q)
             a = tc.get(key)
             if a is None:
                 a = tc[key] = _scaled(s.reserve[q * C.NUM_KINDS: (q + 1) * C.NUM_KINDS], sc[b + 3: b + ts])
-            out[b + 3: b + ts] = a
-        out[b + 1] = min(s.pp[q] / 150.0, 1.0)
-        out[b + 2] = min(s.hand_n[q] / 12.0, 1.0)
+            pieces.append(a)
+        else:
+            pieces.append(np.zeros(C.NUM_KINDS, dtype=np.float32))
         key = ("tw", q)
         a = tc.get(key)
         if a is None:
-            a = tc[key] = _tower_block(s, q, sc[b + ts: lay[f"player_{rel[q]}"].stop])
-        out[b + ts: b + ts + a.shape[0]] = a
-    return out
+            a = tc[key] = _tower_block(s, q, sc[b + ts: sl.stop])
+        pieces.append(a)
+    if n < MAX_SEATS:
+        pieces.append(np.zeros(lay["player_3"].stop - lay[f"player_{n}"].start, dtype=np.float32))
+    key = ("priv", p)
+    a = cc.get(key)
+    if a is None:
+        v = s.hand[p * 5: p * 5 + 5] + s.laid_down[p * 5: p * 5 + 5] + s.lit_res[p * 5: p * 5 + 5] + [0] * 10
+        bit = 1 << p
+        for j, m in enumerate(s.lit_stack):
+            if s.lit_seen[j] & bit:
+                v[15 + m] += 1
+        if s.current_player == p:
+            for m in s.lit_drawn:
+                v[20 + m] += 1
+        v += s.unseen_cards(p) + [len(s.deck)]
+        a = cc[key] = _scaled(v, sc[lay["private"].start: lay["belief"].stop])
+    pieces.append(a)
+    return np.concatenate(pieces)

@@ -554,39 +554,67 @@ class AsaraState(State):
         g = self.game
         o = g.options
         money = self.money[p]
+        own = self.sp_owner
+        st = g.area_start
+        nsp = g.area_spaces
+        lead = self.lead
+        h = self.hand[p * 5: p * 5 + 5]
+        pair_any = self.hand_n[p] >= 2
+        pair_lacking = o["pair_only_if_lacking_suit"]
+        pair_empty = pair_any and o["allow_pair_in_empty_area"]
+
+        def cards_ok(area: int) -> bool:  # a single card following suit, or a face-down pair (rules 5.1)
+            s_ = lead[area]
+            if s_ < 0:
+                return True  # the player to move holds at least one card
+            if h[s_]:
+                return True
+            return pair_any
+
+        def open_(area: int) -> bool:
+            a = st[area]
+            return -1 in own[a: a + nsp[area]]
+
+        if pair_lacking or pair_empty:
+            def cards_ok(area: int) -> bool:  # noqa: F811 - the general rule with the pair variants
+                return self._cards_ok(p, area)
+
         ok = [False] * NUM_AREA_ACTIONS
+        decline_market = o["allow_decline_market"]
         for t in range(4):
-            if self._vacant(t) and self._cards_ok(p, t):
-                if o["allow_decline_market"]:
+            if open_(t) and cards_ok(t):
+                if decline_market:
                     ok[t] = True
                 else:
                     d = self.display
                     ok[t] = any(d[t * 10 + x] and g.price[x // 2] <= money for x in range(10))
-        ok[AREA_BANK] = bool(self._vacant(C.BANK)) and self._cards_ok(p, C.BANK)
-        if self._cards_ok(p, C.CIRCLE):
+        ok[AREA_BANK] = open_(C.BANK) and cards_ok(C.BANK)
+        ro = p * C.NUM_KINDS
+        if open_(C.CIRCLE) and cards_ok(C.CIRCLE) and (any(self.reserve[ro: ro + C.NUM_KINDS])
+                                                      or any(self.lit_res[p * NF: p * NF + NF])):
             reach = self.build_reach(p)
+            exact = o["build_exact_k"]
             for k in range(1, C.NUM_PLOTS + 1):
                 plot = self._plot_for(k)
                 if plot < 0 or plot + 1 > money:
                     continue
-                if o["build_exact_k"]:
+                if exact:
                     ok[AREA_BUILD1 + k - 1] = bool(reach >> k & 1)
                 else:
                     ok[AREA_BUILD1 + k - 1] = bool(reach & ((1 << (k + 1)) - 2))
-        vac = self._vacant(C.SPIES)
-        if vac and self._cards_ok(p, C.SPIES):
+        if open_(C.SPIES) and cards_ok(C.SPIES):
             if o["allow_decline_spies"]:
                 ok[AREA_SPIES] = True
             else:
+                vac = self._vacant(C.SPIES)
                 ok[AREA_SPIES] = g.spy_fees[vac[0]] <= money and any(self.piles)
-        ok[AREA_CALIPH] = (bool(self._vacant(C.CALIPH)) and self._cards_ok(p, C.CALIPH)
+        ok[AREA_CALIPH] = (open_(C.CALIPH) and cards_ok(C.CALIPH)
                            and (o["caliph_holder_may_retake"] or self.caliph != p))
         ok[AREA_FIVE] = self.hand_n[p] > 0
         if g.pro:
-            vac = self._vacant(C.RECRUIT)
-            ok[AREA_RECRUIT] = (bool(vac) and self._cards_ok(p, C.RECRUIT) and bool(self.deck)
-                                and min(g.recruit_fees[i] for i in vac) <= money)
-            if self._vacant(C.LIT_HOUSE) and self._cards_ok(p, C.LIT_HOUSE):
+            if open_(C.RECRUIT) and cards_ok(C.RECRUIT) and self.deck:
+                ok[AREA_RECRUIT] = min(g.recruit_fees[i] for i in self._vacant(C.RECRUIT)) <= money
+            if open_(C.LIT_HOUSE) and cards_ok(C.LIT_HOUSE):
                 ok[AREA_LIT] = o["allow_decline_lit_house"] or bool(self.lit_offer_choices())
         return ok
 
@@ -623,7 +651,7 @@ class AsaraState(State):
 
     def place_buyer(self, p: int, area: int, card: int, space: int) -> None:
         """Lay the card(s): a single face up (face down on the 5-Asari building), or a pair face down."""
-        self._oc_cards = {}
+        self._oc_cards = {}  # board, beliefs and p's private block all change
         h = self.hand
         o5 = p * 5
         if card < 5:
@@ -648,6 +676,19 @@ class AsaraState(State):
         self.sp_owner[gi] = p
         self.sp_card[gi] = card
         self.p_space = gi
+
+    # -- observation caches: replaced, never mutated, since clones share them -----------
+    def _drop_cards(self, *keys: Any) -> None:
+        d = dict(self._oc_cards)
+        for k in keys:
+            d.pop(k, None)
+        self._oc_cards = d
+
+    def _drop_tiles(self, *keys: Any) -> None:
+        d = dict(self._oc_tiles)
+        for k in keys:
+            d.pop(k, None)
+        self._oc_tiles = d
 
     # -- the moves (rules 5.3-5.7, 9) ---------------------------------------------------
     def pay_out(self, p: int, amount: int) -> None:
@@ -850,7 +891,7 @@ class AsaraState(State):
     def buy_from_market(self, p: int, x: int) -> None:
         """Rules 5.3: take one face-up tile and pay its material's price (gold costs the same)."""
         if x != MARKET_DECLINE:
-            self._oc_tiles = {}
+            self._drop_tiles("dp", ("res", p))
             t = self.p_area
             self.display[t * 10 + x] -= 1
             self.money[p] -= self.game.price[x // 2]
@@ -872,7 +913,7 @@ class AsaraState(State):
     def bribe(self, p: int, x: int) -> None:
         """Rules 5.5: optionally buy one tile from the searched pile at its price; reshuffle the pile."""
         pile = self.piles[self.p_pile]
-        self._oc_tiles = {}
+        self._drop_tiles("dp", ("res", p))
         if x != SPY_NOTHING:
             pile.remove(x)
             self.money[p] -= self.game.price[x // 2]
@@ -883,7 +924,7 @@ class AsaraState(State):
     def recruit_buyers(self, p: int) -> None:
         """Rules 9.1 / A-27: pay the space's fee and draw up to 2 cards from the undealt deck."""
         g = self.game
-        self._oc_cards = {}
+        self._oc_cards = {}  # p's hand and the public deck size change
         self.money[p] -= g.recruit_fees[self.p_space - g.area_start[C.RECRUIT]]
         for _ in range(min(C.RECRUIT_DRAW, len(self.deck))):
             self.hand[p * 5 + self.deck.pop()] += 1
@@ -896,8 +937,8 @@ class AsaraState(State):
             self.end_turn()
             return
         fee, shown, keep = C.LIT_OFFERS[i]
-        self._oc_cards = {}
-        self._oc_tiles = {}
+        self._oc_cards = {}  # windows known in the stack change for everyone
+        self._drop_tiles("dp")
         self.money[p] -= fee
         k = min(shown, len(self.lit_stack))
         self.lit_drawn = [self.lit_stack.pop() for _ in range(k)]
@@ -908,7 +949,7 @@ class AsaraState(State):
     def keep_lit_window(self, p: int, m: int) -> None:
         """Keep one drawn window; after the last, the rest go to the bottom in random order (A-28)."""
         self._oc_cards = {}
-        self._oc_tiles = {}
+        self._drop_tiles("dp", ("tw", p))
         self.lit_drawn.remove(m)
         self.lit_res[p * NF + m] += 1
         self.lit_keep_left -= 1
@@ -927,7 +968,7 @@ class AsaraState(State):
         if kind == B_STOP:
             self.end_turn()
             return
-        self._oc_tiles = {}
+        self._drop_tiles(("res", p), ("tw", p))
         tw = self.towers
         ro = p * C.NUM_KINDS
         if kind == B_BASE:
@@ -938,7 +979,7 @@ class AsaraState(State):
             tw[i] = 1 + gd
             self.open_[m] += 1
         elif kind == B_LIT:
-            self._oc_cards = {}
+            self._drop_cards(("priv", p))
             self.lit_res[p * NF + m] -= 1
             i = self.tower_index(p, m, slot)
             if tw[i + C.T_WIN_P]:  # cover a plain window before a gold one (rules 9.3)
