@@ -382,6 +382,9 @@ class MCTSAgent(Agent):
             rand = self.rng.random
             randbelow = self.rng.randbelow
             with_state = agent.uses_state
+            # agents that decide from the state alone may say so and save the observation encoding
+            with_obs = getattr(agent, "uses_observation", True)
+            agent.reset()  # a rollout is a fresh game for the agent's memory (plans of earlier rollouts)
             while not is_terminal():
                 if steps >= limit:
                     return self._cutoff(s, steps)
@@ -391,7 +394,7 @@ class MCTSAgent(Agent):
                     acts = np.flatnonzero(mask)
                     a = int(acts[randbelow(len(acts))])
                 else:
-                    a = int(agent.act(s.observe(p), mask, state=s if with_state else None))
+                    a = int(agent.act(s.observe(p) if with_obs else None, mask, state=s if with_state else None))
                     if not (0 <= a < len(mask) and mask[a]):
                         raise RuntimeError(f"mcts: rollout agent {agent!r} chose illegal action {a} "
                                            f"({s.game.name}, player {p})")
