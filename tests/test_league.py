@@ -218,7 +218,7 @@ def children(pid: int) -> list[int]:
 
 
 def test_resume_after_sigkill_loses_and_duplicates_nothing(tmp_path):
-    matches = 600
+    matches = 400
     script = tmp_path / "league_job.py"
     script.write_text(textwrap.dedent(KILL_SCRIPT.format(tests=TESTS_DIR, agents=TOY_AGENTS, matches=matches)))
     db = str(tmp_path / "killed.sqlite")
@@ -266,15 +266,15 @@ def test_resume_after_sigkill_loses_and_duplicates_nothing(tmp_path):
 # -- Ray -------------------------------------------------------------------------------------------------
 def test_ray_gives_the_same_stored_results_as_the_process_pool(tmp_path):
     ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'meeplezoo[ray]'); CI installs it")
-    cfg = toy_config(round_size=12)
-    with run_league(cfg, str(tmp_path / "pool.sqlite"), 30, workers=2, progress=False) as pool:
+    cfg = toy_config(round_size=6)
+    with run_league(cfg, str(tmp_path / "pool.sqlite"), 15, workers=2, progress=False) as pool:
         expected = keys(pool)
         expected_table = pool.standings().to_dict()
     path = os.pathsep.join([TESTS_DIR, os.environ.get("PYTHONPATH", "")])
     ray.init(num_cpus=2, runtime_env={"env_vars": {"PYTHONPATH": path}}, include_dashboard=False,
              log_to_driver=False)
     try:
-        with run_league(cfg, str(tmp_path / "ray.sqlite"), 30, backend="ray", progress=False) as on_ray:
+        with run_league(cfg, str(tmp_path / "ray.sqlite"), 15, backend="ray", progress=False) as on_ray:
             assert keys(on_ray) == expected
             assert on_ray.standings().to_dict() == expected_table
     finally:
@@ -395,7 +395,7 @@ def test_heuristic_outrates_random_on_kerala(tmp_path):
     except ImportError as e:
         pytest.skip(f"the Kerala heuristic has not landed yet ({e})")
     cfg = LeagueConfig(game="kerala", num_players=2, agents=["random", "heuristic"], seed=4)
-    with run_league(cfg, str(tmp_path / "k.sqlite"), 32, progress=False) as league:
+    with run_league(cfg, str(tmp_path / "k.sqlite"), 16, progress=False) as league:
         st = league.standings()
     r, h = st.ratings["random"], st.ratings["heuristic"]
     assert h.mu > r.mu and h.ordinal > r.ordinal, st.format()

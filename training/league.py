@@ -426,7 +426,11 @@ class RayExecutor:
             kwargs: dict[str, Any] = {"address": address, "log_to_driver": False}
             if address is None and workers:
                 kwargs["num_cpus"] = workers
-            ray.init(**kwargs)
+            try:
+                ray.init(**kwargs)
+            except Exception as e:  # noqa: BLE001 - ray raises ConnectionError, RuntimeError, ...
+                where = f"the Ray cluster at {address!r}" if address else "a local Ray instance"
+                raise ValueError(f"cannot start or reach {where}: {type(e).__name__}: {e}") from None
             self.started = True
         self.remote = ray.remote(num_cpus=1)(play_task)
         self.spec_ref = ray.put(spec)
@@ -489,8 +493,13 @@ class League:
         self.close()
 
     def run(self, matches: int, *, workers: int = 1, backend: str = "process", address: str | None = None,
-            progress: bool = True, on_match: Callable[[StoredMatch], None] | None = None) -> Standings:
-        """Play until matches ``0 .. matches-1`` are all stored; returns the standings."""
+            progress: bool = True, on_match: Callable[[StoredMatch], None] | None = None,
+            executor: Any = None) -> Standings:
+        """Play until matches ``0 .. matches-1`` are all stored; returns the standings.
+
+        ``executor`` (from :func:`make_executor`, owned by the caller) replaces
+        the one this call would start for ``backend`` and ``workers``.
+        """
         if matches is None:
             raise ValueError("give the number of matches the league should hold")
         check_run_args(matches, workers, backend, address)
@@ -509,7 +518,7 @@ class League:
 
             bar = tqdm(total=matches, initial=done, desc=f"league {self.game.name}", unit="match",
                        dynamic_ncols=True)
-        executor = None
+        own_executor = executor is None
         try:
             for r in range(rounds):
                 tasks = schedule_round(self.resolved, r, tracker)[: max(0, min(R, matches - r * R))]
@@ -551,7 +560,7 @@ class League:
                     best = max(self.names, key=lambda a: tracker.rating(a).ordinal)
                     bar.set_postfix_str(f"round {r + 1}/{rounds}, leader {best}")
         finally:
-            if executor is not None:
+            if own_executor and executor is not None:
                 executor.shutdown()
             if bar is not None:
                 bar.close()
@@ -566,15 +575,9 @@ class League:
         return standings(self.names, matches, self.game.num_players, self.resolved.rating, tracker)
 
 
-def open_league(db: str, config: LeagueConfig | None = None, *, resume: bool = False, game: Any = None) -> League:
-    """Create the league database ``db`` for ``config``, or reopen it (``resume``).
-
-    Everything is validated before anything is written: an unknown agent, a
-    checkpoint for another game or a database written for another league
-    configuration raises ``ValueError`` and leaves the disk untouched.
-    With ``resume`` and no ``config``, the configuration is read from the
-    database (``game``: the Game object for an unregistered game).
-    """
+def prepare_league(db: str, config: LeagueConfig | None = None, *, resume: bool = False,
+                   game: Any = None) -> ResolvedLeague:
+    """Validate a league against ``db`` without writing anything (see :func:`open_league`)."""
     exists = LeagueStorage.exists(db)
     if resume:
         if not exists:
@@ -583,7 +586,7 @@ def open_league(db: str, config: LeagueConfig | None = None, *, resume: bool = F
         resolved = ResolvedLeague(config if config is not None else config_from_identity(stored_identity, game))
         if resolved.identity != stored_identity:
             raise ValueError(f"{db!r} holds another league: {describe_difference(stored_identity, resolved.identity)}")
-        return League(resolved, LeagueStorage.open(db))
+        return resolved
     if config is None:
         raise ValueError("a new league needs a configuration (game and agents)")
     resolved = ResolvedLeague(config)
@@ -596,6 +599,25 @@ def open_league(db: str, config: LeagueConfig | None = None, *, resume: bool = F
         raise ValueError(f"{db!r} already holds a league" + (" with this configuration; pass --resume (resume=True) "
                          "to continue it" if same else f" with another configuration "
                          f"({describe_difference(stored_identity, resolved.identity)}); choose another path"))
+    return resolved
+
+
+def open_league(db: str, config: LeagueConfig | None = None, *, resume: bool = False, game: Any = None) -> League:
+    """Create the league database ``db`` for ``config``, or reopen it (``resume``).
+
+    Everything is validated before anything is written: an unknown agent, a
+    checkpoint for another game or a database written for another league
+    configuration raises ``ValueError`` and leaves the disk untouched.
+    With ``resume`` and no ``config``, the configuration is read from the
+    database (``game``: the Game object for an unregistered game).
+    """
+    resolved = prepare_league(db, config, resume=resume, game=game)
+    return _open_resolved(db, resolved, resume)
+
+
+def _open_resolved(db: str, resolved: ResolvedLeague, resume: bool) -> League:
+    if resume:
+        return League(resolved, LeagueStorage.open(db))
     return League(resolved, LeagueStorage.create(db, resolved.identity, resolved.records))
 
 
@@ -609,13 +631,20 @@ def run_league(config: LeagueConfig | None, db: str, matches: int | None = None,
     if matches is None and not resume:
         raise ValueError("give the number of matches the league should hold")
     check_run_args(matches, workers, backend, address)
-    league = open_league(db, config, resume=resume, game=game)
+    resolved = prepare_league(db, config, resume=resume, game=game)
+    # start (or reach) the workers before the database is written: an unreachable cluster leaves no trace
+    executor = make_executor(resolved.worker_spec(), backend, workers, address)
     try:
-        target = matches if matches is not None else league.storage.target_matches
-        league.run(target, workers=workers, backend=backend, address=address, progress=progress)
-    except BaseException:
-        league.close()
-        raise
+        league = _open_resolved(db, resolved, resume)
+        try:
+            target = matches if matches is not None else league.storage.target_matches
+            league.run(target, workers=workers, backend=backend, address=address, progress=progress,
+                       executor=executor)
+        except BaseException:
+            league.close()
+            raise
+    finally:
+        executor.shutdown()
     return league
 
 
