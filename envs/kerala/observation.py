@@ -63,6 +63,7 @@ OFFER_FEATURES = 18
 GLOBAL_FEATURES = 26
 PLANE_LEGAL = 22
 STATIC_PLANES = 17  # planes 0-16 depend on the top tile alone
+DYNAMIC_PLANES = np.array([[17], [20], [21]])  # height, kept area, area size (column: broadcasts over cells)
 
 
 def build_layout(game: KeralaGame) -> dict[str, slice]:
@@ -111,25 +112,21 @@ def platform_block(state: KeralaState, player: int) -> tuple[np.ndarray, list[fl
     stacks = state.stacks[player]
     cells = [p2c[x] for x in stacks]
     enc[:STATIC_PLANES, cells] = code_features(g)[[st[-1] for st in stacks.values()]].T
-    heights = [len(st) for st in stacks.values()]
-    enc[17, cells] = np.minimum(np.asarray(heights, dtype=np.float32) * 0.125, 1.0)
+    score = state.platform_score(player)
+    kept, area_of, area_tiles = score.kept, score.area_of, score.area_tiles
+    heights = []
+    dyn = []  # per cell: height / 8, kept, area tiles / 10
+    for x, st in stacks.items():
+        h = len(st)
+        heights.append(h)
+        a = area_of[x]
+        dyn.append((h * 0.125 if h < 8 else 1.0, 1.0 if a in kept else 0.0,
+                    area_tiles[a] * 0.1 if area_tiles[a] < 10 else 1.0))
+    enc[DYNAMIC_PLANES, cells] = np.asarray(dyn, dtype=np.float32).T
     els = state.elephants[player]
     enc[18, p2c[els[0]]] = 1.0
     enc[18, p2c[els[1]]] = 1.0
     enc[19] = enc[g.player_colours[player]]
-    score = state.platform_score(player)
-    kept_cells: list[int] = []
-    area_cells: list[int] = []
-    area_vals: list[float] = []
-    for a, (_colour, acells) in enumerate(score.areas):
-        size = min(sum(len(stacks[x]) for x in acells) / 10.0, 1.0)
-        pc = [p2c[x] for x in acells]
-        if a in score.kept:
-            kept_cells.extend(pc)
-        area_cells.extend(pc)
-        area_vals.extend([size] * len(pc))
-    enc[20, kept_cells] = 1.0
-    enc[21, area_cells] = area_vals
     cached = state._enc[player] = (enc.reshape(-1), player_features(state, player, len(stacks), sum(heights)))
     return cached
 

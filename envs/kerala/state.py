@@ -188,12 +188,13 @@ class KeralaGame(Game):
 class PlatformScore:
     """A platform scored as at the end of the game (kept areas chosen, removal applied)."""
 
-    __slots__ = ("areas", "area_of", "kept", "symbols", "edges", "removed_tiles", "missing", "standing",
-                 "area_count")
+    __slots__ = ("areas", "area_of", "area_tiles", "kept", "symbols", "edges", "removed_tiles", "missing",
+                 "standing", "area_count")
 
     def __init__(self) -> None:
         self.areas: list[tuple[int, list[int]]] = []  # (colour, cells)
         self.area_of: dict[int, int] = {}
+        self.area_tiles: list[int] = []  # tiles (all layers) per area
         self.kept: set[int] = set()
         self.symbols = self.edges = self.removed_tiles = self.missing = self.standing = 0
         self.area_count = [0] * C.NUM_COLOURS
@@ -213,29 +214,56 @@ class PlatformScore:
 
 def find_areas(game: KeralaGame, stacks: dict[int, tuple[int, ...]]) -> tuple[list[tuple[int, list[int]]], dict]:
     """Areas: maximal orthogonally connected groups of cells whose top tiles share a primary colour."""
-    code_colour = game.code_colour
+    stats = _area_stats(game, stacks)
+    return stats[0], stats[1]
+
+
+def _area_stats(game: KeralaGame, stacks: dict[int, tuple[int, ...]]) -> tuple:
+    """One pass over the platform: areas (cells in canonical order), the area of each cell, and per
+    area its visible symbols, its tiles (all layers) and the colours of all its layers, plus the cells
+    whose top tile is a colored-edge tile."""
+    code_colour, code_symbols, code_edge = game.code_colour, game.code_symbols, game.code_edge_target
     delta = game.delta
-    top = {cell: code_colour[st[-1]] for cell, st in stacks.items()}
+    top = {cell: st[-1] for cell, st in stacks.items()}
     area_of: dict[int, int] = {}
     areas: list[tuple[int, list[int]]] = []
+    sym: list[int] = []
+    tiles: list[int] = []
+    colours_any: list[int] = []
+    edge_cells: list[int] = []
     for cell in sorted(top):  # canonical numbering: ties in the keep choice break the same way everywhere
         if cell in area_of:
             continue
-        colour = top[cell]
+        colour = code_colour[top[cell]]
         idx = len(areas)
         area_of[cell] = idx
         cells = [cell]
-        i = 0
+        i = s = t = 0
+        mask = 1 << colour
         while i < len(cells):
             x = cells[i]
             i += 1
+            st = stacks[x]
+            code = st[-1]
+            s += code_symbols[code]
+            t += len(st)
+            if len(st) > 1:
+                for c in st:
+                    mask |= 1 << code_colour[c]
+            if code_edge[code] >= 0:
+                edge_cells.append(x)
             for d in delta:
                 y = x + d
-                if y not in area_of and top.get(y) == colour:
-                    area_of[y] = idx
-                    cells.append(y)
+                if y not in area_of:
+                    ty = top.get(y)
+                    if ty is not None and code_colour[ty] == colour:
+                        area_of[y] = idx
+                        cells.append(y)
         areas.append((colour, cells))
-    return areas, area_of
+        sym.append(s)
+        tiles.append(t)
+        colours_any.append(mask)
+    return areas, area_of, sym, tiles, colours_any, edge_cells
 
 
 def score_platform(game: KeralaGame, stacks: dict[int, tuple[int, ...]], own_colour: int,
@@ -248,37 +276,22 @@ def score_platform(game: KeralaGame, stacks: dict[int, tuple[int, ...]], own_col
     opts = game.options
     res = PlatformScore()
     res.standing = standing
-    areas, area_of = find_areas(game, stacks)
-    res.areas, res.area_of = areas, area_of
-    code_colour, code_symbols, code_edge = game.code_colour, game.code_symbols, game.code_edge_target
+    areas, area_of, sym, tiles, colours_any, edge_cells = _area_stats(game, stacks)
+    res.areas, res.area_of, res.area_tiles = areas, area_of, tiles
+    code_colour, code_edge = game.code_colour, game.code_edge_target
     n_areas = len(areas)
-    sym = [0] * n_areas
-    tiles = [0] * n_areas
-    colours_any = [0] * n_areas  # bitmask of colours in any layer
-    for a, (colour, cells) in enumerate(areas):
-        s = t = 0
-        mask = 1 << colour
-        for cell in cells:
-            st = stacks[cell]
-            s += code_symbols[st[-1]]
-            t += len(st)
-            if len(st) > 1:
-                for code in st:
-                    mask |= 1 << code_colour[code]
-        sym[a], tiles[a], colours_any[a] = s, t, mask
+    for colour, _cells in areas:
         res.area_count[colour] += 1
     # colored-edge bonus candidates: pairs (area of the edge tile, area of the neighbour)
     edge_pairs: list[tuple[int, int]] = []
     delta = game.delta
     if opts["edge_bonus_layers"] == "top_only":
-        for cell, st in stacks.items():
-            code = st[-1]
-            second = code_edge[code]
-            if second >= 0:
-                y = cell + delta[code & 3]
-                nb = stacks.get(y)
-                if nb is not None and code_colour[nb[-1]] == second:
-                    edge_pairs.append((area_of[cell], area_of[y]))
+        for cell in edge_cells:
+            code = stacks[cell][-1]
+            y = cell + delta[code & 3]
+            nb = stacks.get(y)
+            if nb is not None and code_colour[nb[-1]] == code_edge[code]:
+                edge_pairs.append((area_of[cell], area_of[y]))
     else:
         for cell, st in stacks.items():
             for code in st:
