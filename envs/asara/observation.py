@@ -25,7 +25,8 @@ five                cards on the 5-Asari building (1)
 cards_laid          per seat: face-up cards per suit (5), face-down cards (1)
 displays            face-up tiles per (type, material, gold) (40)
 piles               pile composition per kind (40), pile sizes (4), lit stack (1)
-players             per seat: money, PP, hand size, reserve per kind (40),
+seats               per seat: money, PP, hand size (3)
+players             per seat: reserve per kind (40),
                     per material x slot: exists, height, visible gold, lit (4),
                     tower count, max height, max height per material (5),
                     lit windows held (count), seat present
@@ -54,7 +55,7 @@ LIMITED_AREAS = tuple(a for a in range(C.NUM_AREAS) if a != C.FIVE)
 
 
 def player_block_size(slots: int) -> int:
-    return 3 + C.NUM_KINDS + C.NUM_MATERIALS * slots * 4 + 2 + C.NUM_MATERIALS + 2
+    return C.NUM_KINDS + C.NUM_MATERIALS * slots * 4 + 2 + C.NUM_MATERIALS + 2
 
 
 def build_layout(game: AsaraGame) -> tuple[dict[str, slice], int]:
@@ -62,6 +63,7 @@ def build_layout(game: AsaraGame) -> tuple[dict[str, slice], int]:
     L = Layout()
     L.add("meta", 4 + 3 + 1 + NUM_PHASES + 4 + 4 + 1)
     L.add("pending", 17 + 8 + 7 + 5 + 1 + 4 + 20 + 1)
+    L.add("seats", 3 * MAX_SEATS)
     L.add("areas", len(LIMITED_AREAS) * 7)
     L.add("spaces", 2 * game.total_spaces)
     L.add("five", 1)
@@ -89,13 +91,14 @@ def build_layout(game: AsaraGame) -> tuple[dict[str, slice], int]:
     scale[ps.start: ps.start + C.NUM_KINDS] = 1.0 / kind_max
     scale[ps.start + C.NUM_KINDS: ps.stop - 1] = 1.0 / 25.0
     scale[ps.stop - 1] = 1.0 / 15.0
-    ts = 3 + C.NUM_KINDS
+    ts = C.NUM_KINDS
     for i in range(MAX_SEATS):
-        o = sl[f"player_{i}"].start
+        o = sl["seats"].start + 3 * i
         scale[o] = 1.0 / 100.0
         scale[o + 1] = 1.0 / 150.0
         scale[o + 2] = 1.0 / 12.0
-        scale[o + 3: o + ts] = 1.0 / 4.0
+        o = sl[f"player_{i}"].start
+        scale[o: o + ts] = 1.0 / 4.0
         for j in range(C.NUM_MATERIALS * game.slots):
             scale[o + ts + 4 * j + 1] = 1.0 / C.MAX_HEIGHT_NORM
             scale[o + ts + 4 * j + 2] = 1.0 / 4.0
@@ -179,16 +182,17 @@ def encode_reference(s: AsaraState, p: int) -> np.ndarray:
     # players
     hide = g.options["human_realistic_obs"]
     S = g.slots
-    ts = 3 + C.NUM_KINDS
+    ts = C.NUM_KINDS
     tw = s.towers
     for q in range(n):
         b = lay[f"player_{rel[q]}"].start
+        sb = lay["seats"].start + 3 * rel[q]
         mine = q == p
         if mine or not hide:
-            v[b] = s.money[q]
-            v[b + 3: b + ts] = s.reserve[q * C.NUM_KINDS: (q + 1) * C.NUM_KINDS]
-        v[b + 1] = s.pp[q]
-        v[b + 2] = s.hand_n[q]
+            v[sb] = s.money[q]
+            v[b: b + ts] = s.reserve[q * C.NUM_KINDS: (q + 1) * C.NUM_KINDS]
+        v[sb + 1] = s.pp[q]
+        v[sb + 2] = s.hand_n[q]
         count = 0
         best = 0
         tb = b + ts
@@ -297,7 +301,7 @@ def _tower_block(s: AsaraState, q: int, sc: np.ndarray) -> np.ndarray:
 def _head(s: AsaraState, p: int, g: AsaraGame, rel: list[int]) -> np.ndarray:
     """meta + pending (they change at every decision)."""
     n = g.num_players
-    v = [0.0] * (26 + 63)
+    v = [0.0] * (26 + 63 + 3 * MAX_SEATS)
     v[s.year - 1] = 1.0
     v[4 + n - 2] = 1.0
     if g.pro:
@@ -321,7 +325,16 @@ def _head(s: AsaraState, p: int, g: AsaraGame, rel: list[int]) -> np.ndarray:
     if s.p_cards >= 0 and s.phase == 2 and s.current_player == p:
         v[o + 42 + s.p_cards] = 1.0
     v[o + 62] = s.lit_keep_left
-    return _scaled(v, g._obs_scale_vec[: 26 + 63])
+    hide = g.options["human_realistic_obs"]
+    o = 26 + 63
+    money, pp, hand_n = s.money, s.pp, s.hand_n
+    for q in range(n):
+        b = o + 3 * rel[q]
+        if q == p or not hide:
+            v[b] = money[q]
+        v[b + 1] = pp[q]
+        v[b + 2] = hand_n[q]
+    return _scaled(v, g._obs_scale_vec[: 26 + 63 + 3 * MAX_SEATS])
 
 
 def encode(s: AsaraState, p: int) -> np.ndarray:
@@ -377,18 +390,16 @@ def encode(s: AsaraState, p: int) -> np.ndarray:
         a = tc["dp"] = _scaled(v, sc[lay["displays"].start: lay["piles"].stop])
     pieces.append(a)
     hide = g.options["human_realistic_obs"]
-    ts = 3 + C.NUM_KINDS
-    order = [(p + i) % n for i in range(n)]
-    for i, q in enumerate(order):
+    ts = C.NUM_KINDS
+    for i in range(n):
+        q = (p + i) % n
         sl = lay[f"player_{i}"]
         b = sl.start
-        shown = q == p or not hide
-        pieces.append(_scaled([s.money[q] if shown else 0, s.pp[q], s.hand_n[q]], sc[b: b + 3]))
-        if shown:
+        if q == p or not hide:
             key = ("res", q)
             a = tc.get(key)
             if a is None:
-                a = tc[key] = _scaled(s.reserve[q * C.NUM_KINDS: (q + 1) * C.NUM_KINDS], sc[b + 3: b + ts])
+                a = tc[key] = _scaled(s.reserve[q * C.NUM_KINDS: (q + 1) * C.NUM_KINDS], sc[b: b + ts])
             pieces.append(a)
         else:
             pieces.append(np.zeros(C.NUM_KINDS, dtype=np.float32))

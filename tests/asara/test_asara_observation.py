@@ -36,7 +36,7 @@ def test_layout_blocks_are_contiguous_and_named():
     stops = sorted((sl.start, sl.stop) for sl in lay.values())
     assert stops[0][0] == 0 and stops[-1][1] == g.observation_shape[0]
     assert all(a[1] == b[0] for a, b in zip(stops, stops[1:]))
-    for name in ("meta", "pending", "areas", "spaces", "displays", "piles", "player_0", "player_3", "private",
+    for name in ("meta", "pending", "seats", "areas", "spaces", "displays", "piles", "player_0", "player_3", "private",
                  "belief"):
         assert name in lay
 
@@ -51,11 +51,12 @@ def test_observation_is_egocentric_and_hides_money_on_request():
         obs = s.observe(p)
         for i in range(3):
             q = (p + i) % 3
-            assert obs[lay[f"player_{i}"].start] == pytest.approx(s.money[q] / 100)
-        assert obs[lay["player_3"]].sum() == 0  # padding seat
+            assert obs[lay["seats"].start + 3 * i] == pytest.approx(s.money[q] / 100)
+        assert obs[lay["player_3"]].sum() == 0 and obs[lay["seats"].start + 9] == 0  # padding seat
     h = AsaraGame(3, human_realistic_obs=True).new_state(4)
     h.money = [11, 22, 33]
     h.refresh()
     obs = h.observe(0)
-    assert obs[lay["player_0"].start] == pytest.approx(0.11)
-    assert obs[lay["player_1"].start] == 0 and obs[lay["player_2"].start] == 0
+    seats = lay["seats"].start
+    assert obs[seats] == pytest.approx(0.11)
+    assert obs[seats + 3] == 0 and obs[seats + 6] == 0
