@@ -532,6 +532,9 @@ class League:
                             f"{self.storage.path}: stored match {t.index} (seed {m.seed}, seats {m.agents}) is not "
                             f"the one the schedule asks for (seed {t.seed}, seats {[self.names[a] for a in t.seats]});"
                             " the database was changed or written by an incompatible meeplezoo/openskill version")
+                if bar is not None:
+                    best = max(self.names, key=lambda a: tracker.rating(a).ordinal) if r else "-"
+                    bar.set_postfix_str(f"round {r + 1}/{rounds}, leader {best}")
                 if missing:
                     if executor is None:
                         executor = make_executor(self.resolved.worker_spec(), backend, workers, address)
@@ -556,9 +559,6 @@ class League:
                                            "the other matches are stored, --resume retries it") from e
                 for t in tasks:  # the round is complete: ratings advance in index order
                     tracker.add(stored[t.index], t.index)
-                if bar is not None:
-                    best = max(self.names, key=lambda a: tracker.rating(a).ordinal)
-                    bar.set_postfix_str(f"round {r + 1}/{rounds}, leader {best}")
         finally:
             if own_executor and executor is not None:
                 executor.shutdown()
