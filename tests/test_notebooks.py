@@ -101,7 +101,6 @@ def test_notebook_runs(name, workdir, monkeypatch):
         pytest.skip(f"{name} needs pieces that have not landed: {'; '.join(missing)}")
     monkeypatch.setenv("MEEPLEZOO_FAST", "1")
     monkeypatch.setenv("MEEPLEZOO_NOTEBOOK_OUT", str(workdir))
-    monkeypatch.setenv("MPLBACKEND", "Agg")
     monkeypatch.setenv("PYDEVD_DISABLE_FILE_VALIDATION", "1")
     nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
     client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",

@@ -185,6 +185,22 @@ def test_html_script_cannot_be_closed_by_text():
     assert embedded_data(doc)["steps"][0]["text"].startswith("</script>")
 
 
+def test_html_palette_frames_are_smaller_and_close(tmp_path):
+    game, states, result = toy_replay()
+    exact = replay.html_replay(game, states, result.actions, text=False)
+    small = replay.html_replay(game, states, result.actions, text=False, colors=16)
+    assert len(small) < 0.8 * len(exact)
+    data = embedded_data(small)
+    png = base64.b64decode(data["frames"][data["steps"][-1]["frame"]].split(",", 1)[1])
+    shown = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=int)
+    assert np.abs(shown - states[-1].render_rgb().astype(int)).mean() < 3
+    for colors in (1, 257, 2.5, True):
+        with pytest.raises(ValueError, match="colors"):
+            replay.html_replay(game, states, result.actions, colors=colors)
+    with pytest.raises(ValueError, match="compress_level"):
+        replay.html_replay(game, states, result.actions, compress_level=10)
+
+
 def test_html_bad_input(tmp_path):
     game, states, result = toy_replay()
     with pytest.raises(ValueError, match="need 36 actions, got 35"):
