@@ -194,6 +194,8 @@ class AsaraGame(Game):
         Option("allow_voluntary_higher_plot", False, "A-18: a higher plot may be chosen while plot k is free",
                type=bool),
         Option("build_exact_k", True, "A-19: exactly k sections must be built (False: 1..k)", type=bool),
+        Option("spy_allow_empty_pile", False, "A-20: an empty pile may be searched (the fee buys nothing)",
+               type=bool),
         Option("caliph_holder_may_retake", True, "A-21: the Caliph's holder may lay a card on the Caliph space",
                type=bool),
         Option("final_highest_overall", list(C.HIGHEST_OVERALL), "A-22: highest tower overall, 1st and 2nd",
@@ -607,7 +609,7 @@ class AsaraState(State):
                 ok[AREA_SPIES] = True
             else:
                 vac = self._vacant(C.SPIES)
-                ok[AREA_SPIES] = g.spy_fees[vac[0]] <= money and any(self.piles)
+                ok[AREA_SPIES] = g.spy_fees[vac[0]] <= money and (any(self.piles) or o["spy_allow_empty_pile"])
         ok[AREA_CALIPH] = (open_(C.CALIPH) and cards_ok(C.CALIPH)
                            and (o["caliph_holder_may_retake"] or self.caliph != p))
         ok[AREA_FIVE] = self.hand_n[p] > 0
@@ -714,7 +716,8 @@ class AsaraState(State):
         fee = g.spy_fees[self.p_space - g.area_start[C.SPIES]]
         out = []
         if fee <= self.money[self.current_player]:
-            out = [t for t in range(4) if self.piles[t]]
+            empty_ok = g.options["spy_allow_empty_pile"]
+            out = [t for t in range(4) if self.piles[t] or empty_ok]
         if g.options["allow_decline_spies"] or not out:
             out.append(SPY_DECLINE)
         return out

@@ -12,7 +12,7 @@ CONFIGS = [
      "allow_voluntary_higher_plot": True, "build_exact_k": False, "allow_decline_lit_house": True},
     {"num_players": 2, "allow_pair_in_empty_area": True, "pair_only_if_lacking_suit": True,
      "allow_decline_market": False, "allow_decline_spies": False, "unlimited_coins": False,
-     "human_realistic_obs": True},
+     "human_realistic_obs": True, "spy_allow_empty_pile": True, "caliph_holder_may_retake": False},
 ]
 
 

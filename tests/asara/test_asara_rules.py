@@ -314,6 +314,15 @@ def test_spies_rulebook_example_fee_3_and_black_turret_6():
     assert "go Spies" not in names(s)
 
 
+def test_spies_empty_pile_option():
+    s = position(2, hands={0: [2, 0, 0, 0, 0], 1: [2, 0, 0, 0, 0]}, spy_allow_empty_pile=True)
+    s.piles[BASE] = []
+    act(s, "go Spies")
+    act(s, "lay S0")
+    act(s, "search base pile")
+    assert names(s) == {"take nothing"} and s.money[0] == 27
+
+
 def test_spies_decline_before_fee_and_option():
     s = position(2, hands={0: [2, 0, 0, 0, 0], 1: [2, 0, 0, 0, 0]}, money=[2, 30])
     act(s, "go Spies")
