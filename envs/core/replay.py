@@ -261,7 +261,9 @@ header h1 { font-size: 18px; margin: 0; }
 header .meta { color: var(--muted); }
 main { display: flex; gap: 16px; padding: 12px 16px; align-items: flex-start; }
 #board { flex: 1 1 auto; min-width: 0; text-align: center; }
-#frame { max-width: 100%; height: auto; border: 1px solid var(--line); background: #fff; image-rendering: auto; }
+#frame { max-width: 100%; max-height: calc(100vh - 90px); width: auto; height: auto; border: 1px solid var(--line);
+         background: #fff; cursor: zoom-in; }
+#frame.full { max-height: none; cursor: zoom-out; }
 aside { flex: 0 0 340px; display: flex; flex-direction: column; gap: 10px; }
 .controls { display: flex; gap: 4px; align-items: center; flex-wrap: wrap; }
 .controls button { font: inherit; padding: 4px 10px; border: 1px solid var(--line); background: #fff;
@@ -382,6 +384,7 @@ _JS = r"""
     document.body.dataset.playing = "true";
     timer = setInterval(() => { if (cur >= last) stop(); else go(cur + 1); }, 1000 / Number(speed.value));
   }
+  img.addEventListener("click", () => img.classList.toggle("full"));  // fit the window, or full size
   speed.addEventListener("change", () => { if (timer !== null) { stop(); play(); } });
 
   $("first").addEventListener("click", () => { stop(); go(0); });
@@ -470,6 +473,7 @@ def html_replay(game: Game, states: Sequence[State], actions: Sequence[int], *, 
 <tbody id="scores-body"></tbody></table>
 <ol id="moves"></ol>
 <div class="help">Keys: &#x2190; &#x2192; step, PgUp/PgDn 10 steps, Home/End, space play/pause.
+Click the picture for full size.
 Open with <code>#step=N</code> to start at position N.</div>
 </aside>
 </main>
