@@ -242,12 +242,15 @@ class TrainingCallback(BaseCallback):
 
     def __init__(self, game: Game, pool: OpponentPool, out_dir: Path, meta: dict[str, Any], *,
                  eval_against: Sequence[str], eval_games: int, eval_freq: int, eval_seed: int,
-                 self_play: bool, snapshot_freq: int, time_limit: float | None, verbose: int = 0) -> None:
+                 self_play: bool, snapshot_freq: int, time_limit: float | None,
+                 eval_interval_s: float | None = None, verbose: int = 0) -> None:
         super().__init__(verbose)
         self.game, self.pool, self.out_dir, self.meta = game, pool, out_dir, meta
         self.eval_against, self.eval_games, self.eval_freq, self.eval_seed = list(eval_against), eval_games, \
             eval_freq, eval_seed
         self.self_play, self.snapshot_freq, self.time_limit = self_play, snapshot_freq, time_limit
+        self.eval_interval_s = eval_interval_s
+        self._last_eval_time = 0.0
         self.evaluations: list[dict[str, Any]] = []
         self.best_score = -math.inf
         self.best_path: Path | None = None
@@ -268,7 +271,7 @@ class TrainingCallback(BaseCallback):
             self._snapshot()
 
     def _on_step(self) -> bool:
-        if self.eval_games and self.eval_against and self.num_timesteps - self._last_eval >= self.eval_freq:
+        if self.eval_games and self.eval_against and self._eval_due():
             self._evaluate()
         if self.self_play and self.num_timesteps - self._last_snapshot >= self.snapshot_freq:
             self._snapshot()
@@ -276,6 +279,11 @@ class TrainingCallback(BaseCallback):
             self.stopped_by_time_limit = True
             return False
         return True
+
+    def _eval_due(self) -> bool:
+        if self.eval_interval_s is not None:  # by the clock (time-limited runs of unknown speed)
+            return time.monotonic() - self._last_eval_time >= self.eval_interval_s
+        return self.num_timesteps - self._last_eval >= self.eval_freq
 
     def _on_training_end(self) -> None:
         if self.eval_games and self.eval_against and self.num_timesteps > self._last_eval:
@@ -305,6 +313,7 @@ class TrainingCallback(BaseCallback):
         self._write_row(row)
         self.evaluations.append(row)
         self._last_eval = self.num_timesteps
+        self._last_eval_time = time.monotonic()
         self._last_score = score
         if self.verbose:
             rates = "  ".join(f"{spec}: {st.win_rate:.3f}" for spec, st in results.items())
@@ -368,6 +377,7 @@ def train(
     eval_against: Sequence[str] | None = None,
     eval_games: int = 100,
     eval_freq: int | None = None,
+    eval_interval_s: float | None = None,
     final_eval_games: int = 200,
     seed: int = 0,
     n_envs: int = 2,
@@ -393,7 +403,8 @@ def train(
             ``keep_last`` plus the best), drawn with total weight ``self_play_weight``
             (default: the fixed opponents' total, so half the seats; 1 without fixed opponents).
         eval_against / eval_games / eval_freq: periodic evaluation (games per opponent,
-            every ``eval_freq`` steps, default about 10 evaluations per run); ``eval_games=0`` turns it off.
+            every ``eval_freq`` steps, default about 10 evaluations per run, or every
+            ``eval_interval_s`` seconds when given); ``eval_games=0`` turns it off.
         final_eval_games: games per opponent for the closing evaluation of best.zip (0: none).
         n_envs, vec: parallel envs, ``"auto"``/``"subproc"``/``"dummy"``.
         net_arch, activation: hidden widths, the first shared by actor and critic, the rest
@@ -439,7 +450,8 @@ def train(
     out.mkdir(parents=True, exist_ok=True)
     config = {"game": game.name, "config": game.config, "opponents": fixed, "timesteps": timesteps,
               "self_play": self_play, "self_play_weight": self_play_weight, "keep_last": keep_last,
-              "eval_against": eval_against, "eval_games": eval_games, "eval_freq": eval_freq, "seed": seed,
+              "eval_against": eval_against, "eval_games": eval_games, "eval_freq": eval_freq,
+              "eval_interval_s": eval_interval_s, "seed": seed,
               "n_envs": n_envs, "vec": vec, "net_arch": net_arch, "activation": activation,
               "reward_mode": reward_mode, "time_limit": time_limit, "ppo": {**hp, "n_steps": n_steps}}
     (out / "config.json").write_text(json.dumps(config, indent=2))
@@ -460,7 +472,7 @@ def train(
         callback = TrainingCallback(
             game, pool, out, meta, eval_against=eval_against, eval_games=eval_games, eval_freq=eval_freq,
             eval_seed=seed + 1, self_play=self_play, snapshot_freq=snapshot_freq or eval_freq,
-            time_limit=time_limit, verbose=verbose,
+            time_limit=time_limit, eval_interval_s=eval_interval_s, verbose=verbose,
         )
         t0 = time.monotonic()
         # 4. learn (the callback evaluates, snapshots and stops at the time limit)

@@ -51,6 +51,8 @@ def add_parser(subparsers: Any) -> None:
                    help="comma-separated evaluation opponents (default random,heuristic)")
     p.add_argument("--eval-games", type=int, default=100, help="games per opponent at each evaluation (0: off)")
     p.add_argument("--eval-freq", type=int, default=None, help="steps between evaluations (default: timesteps/10)")
+    p.add_argument("--eval-every-seconds", type=float, default=None, metavar="S",
+                   help="evaluate by the clock instead (useful with --time-limit)")
     p.add_argument("--final-eval-games", type=int, default=200, help="games per opponent to evaluate best.zip")
     p.add_argument("--net-arch", type=_widths, default=None, metavar="W,W",
                    help="hidden widths: first shared by actor and critic, the rest each's own")
@@ -94,7 +96,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         game, None, opponents=args.opponents, timesteps=args.timesteps, out_dir=out, self_play=args.self_play,
         self_play_weight=args.self_play_weight, keep_last=args.keep_last, snapshot_freq=args.snapshot_freq,
         eval_against=split_agents(args.eval_against) if args.eval_against else None,
-        eval_games=args.eval_games, eval_freq=args.eval_freq, final_eval_games=args.final_eval_games,
+        eval_games=args.eval_games, eval_freq=args.eval_freq,
+        eval_interval_s=args.eval_every_seconds, final_eval_games=args.final_eval_games,
         seed=args.seed, n_envs=args.n_envs, vec=args.vec, net_arch=args.net_arch, activation=args.activation,
         reward_mode=args.reward_mode, time_limit=args.time_limit, torch_threads=args.torch_threads,
         progress=args.progress, tensorboard=not args.no_tensorboard, verbose=0 if args.quiet else 1, **overrides,
