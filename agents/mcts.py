@@ -208,6 +208,8 @@ class MCTSAgent(Agent):
         if player is None or player < 0:
             raise ValueError("mcts: the game is over; there is no decision to search")
         game = state.game
+        if self.game_id is not None and game.name != self.game_id:
+            raise ValueError(f"mcts: this agent was built for {self.game_id!r}, not {game.name!r}")
         n = game.num_players
         if self.rollout != "random" and self._rollout_agent is None or (
                 self._rollout_game is not None and self._rollout_game != game.name):

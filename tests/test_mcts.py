@@ -479,3 +479,9 @@ def test_finds_the_winning_move_in_an_endgame(name):
     res = MCTSAgent(seed=0, sims=300).search(pos, action_mask=pos.legal_mask())
     assert res.action in winning, (f"{name}: chose {pos.action_name(res.action)}, winning moves: "
                                    f"{[pos.action_name(a) for a in sorted(winning)]}")
+
+
+def test_agent_built_for_another_game_says_so():
+    s = toy_position([0, 0], [[3, 4], [5, 6]], player=0, deck=[1, 2])
+    with pytest.raises(ValueError, match="built for 'kerala'"):
+        MCTSAgent(sims=3, game="kerala").search(s)
