@@ -93,6 +93,7 @@ from .components import (
 )
 
 BUY, FISHING, ISLAND = 1, 2, 3
+GOD_SET = frozenset(GOD_TYPES)
 # VP accounts (for the score-recomputation invariant): round scoring (incl. Lono and the
 # sequence-space-1 bonus), spear VP, island VP, final village scoring.
 VP_ROUND, VP_SPEAR, VP_ISLAND, VP_FINAL = range(4)
@@ -332,6 +333,7 @@ class HawaiiState(State):
         self._obs_pub = None
         self._obs_layout = None
         self._obs_board = [None] * n
+        self._plc = [None] * n
 
     def _reset_ctx(self) -> None:
         self.phase = A.MAIN
@@ -687,8 +689,9 @@ class HawaiiState(State):
 
     def _buy_possible(self, p: int, slot: int, value: int, memo: dict | None = None) -> bool:
         """A purchase at ``slot`` with a token of ``value`` (side I) can be placed and paid, move included."""
+        pc = self.placeable(p)
         for t in self.offered_tiles(slot):
-            if self.can_place(p, t, False):
+            if pc[t]:
                 m = self.move_cost(p, slot)
                 if memo is None:
                     return self.can_afford(p, [(m, FEET), (value, SHELLS)])
@@ -698,6 +701,96 @@ class HawaiiState(State):
                     ok = memo[key] = self.can_afford(p, [(m, FEET), (value, SHELLS)])
                 return ok
         return False
+
+    def placeable(self, p: int) -> list[bool]:
+        """Per tile type, whether one tile of it could be placed by p now (cached until a realm changes)."""
+        pc = self._plc[p]
+        if pc is None:
+            pc = self._plc[p] = self._compute_placeable(p)
+        return pc
+
+    def _compute_placeable(self, p: int) -> list[bool]:
+        if self.game.max_cols:
+            return [t != 0 and self.can_place(p, t, False) for t in range(NUM_TYPES)]
+        out = [False] * NUM_TYPES
+        rows = self.rows[p]
+        if rows:
+            sets = [{code >> 1 for code in row} for row in rows]
+            in_all = set.intersection(*sets)
+            god_free_row = any(not (st & GOD_SET) for st in sets)
+            for t in range(1, KU):
+                out[t] = t not in in_all  # some village lacks this type
+            own = self.own[p]
+            for t in GOD_TYPES:
+                out[t] = god_free_row and not own[t]
+        if len(rows) < NUM_ROWS:
+            for t in HUT_TYPES:
+                out[t] = True  # a hut may found the next village
+        supply = self.supply
+        out[KAHUNA] = self.kahunas[p] < KAHUNA_SPACES and supply[KAHUNA] > 0
+        out[TIKI] = self.tikis[p] < TIKI_SPACES and supply[TIKI] > 0
+        out[BOAT] = len(self.boats[p]) < self.game.options["max_boats"] and supply[BOAT] > 0
+        return out
+
+    def _main_buys(self, p: int, out: list[int]) -> None:
+        """Slots where p can buy (a placeable tile, a token, and move + price payable): the hot path."""
+        g = self.game
+        pc = self.placeable(p)
+        supply = self.supply
+        r = self.res[p]
+        sh, ft, fr = r
+        a1, a2 = self.huts_free(p)
+        nohut = a1 == 0 and a2 == 0
+        loc = self.loc[p]
+        dist = SLOT_ROW if loc < 0 else SLOT_DIST[loc]
+        waypoint = g.options["beach_as_waypoint"] and loc >= 0
+        pele = self.side_of(p, PELE)
+        cap = PELE_CAP[pele - 1] if pele else 99
+        choose_fruit = g.options["fruit_kind_choice_on_purchase"]
+        memo: dict[int, bool] = {}
+        for s in range(NUM_SLOTS):
+            c0, c1, c2 = self.circles[s]
+            v = 99
+            if c0 >= 0:
+                v = TOKEN_VALUE[c0]
+            if c1 >= 0 and TOKEN_VALUE[c1] < v:
+                v = TOKEN_VALUE[c1]
+            if c2 >= 0 and TOKEN_VALUE[c2] < v:
+                v = TOKEN_VALUE[c2]
+            if v == 99:
+                continue
+            pl = self.slot_place[s]
+            ok = False
+            if pl == GODS_PLACE:
+                for st in self.god_stacks:
+                    if st and pc[st[-1]]:
+                        ok = True
+                        break
+            elif PLACE_OFFERS[pl] is FRUIT_TYPES and not choose_fruit:
+                ok = any(pc[t] for t in self.offered_tiles(s))
+            else:
+                for t in PLACE_OFFERS[pl]:
+                    if supply[t] and pc[t]:
+                        ok = True
+                        break
+            if not ok:
+                continue
+            mc = 1 if loc == s else dist[s]
+            if waypoint:
+                mc = min(mc, SLOT_ROW[loc] + SLOT_ROW[s])
+            if mc > cap:
+                mc = cap
+            if nohut:
+                # without exchange huts: move wholly in feet or fruit, price wholly in shells or fruit
+                if (ft >= mc and (sh >= v or fr >= v)) or (fr >= mc and (sh >= v or fr - mc >= v)):
+                    out.append(s)
+                continue
+            key = mc * 64 + v
+            aff = memo.get(key)
+            if aff is None:
+                aff = memo[key] = self.feasible(r, a1, a2, [(mc, FEET), (v, SHELLS)])
+            if aff:
+                out.append(s)
 
     def _legal_list(self) -> list[int]:
         """Legal flat actions of the current decision (look-ahead: every one can be completed)."""
@@ -710,25 +803,24 @@ class HawaiiState(State):
         ph = self.phase
         off = codec.offsets[ph]
         if ph == A.MAIN:
-            memo: dict[int, bool] = {}
-            for s in range(NUM_SLOTS):
-                c0, c1, c2 = self.circles[s]
-                v = 99
-                if c0 >= 0:
-                    v = TOKEN_VALUE[c0]
-                if c1 >= 0 and TOKEN_VALUE[c1] < v:
-                    v = TOKEN_VALUE[c1]
-                if c2 >= 0 and TOKEN_VALUE[c2] < v:
-                    v = TOKEN_VALUE[c2]
-                if v < 99 and self._buy_possible(p, s, v, memo):
-                    m.append(s)
+            self._main_buys(p, m)
             free = self.free_boats(p)
-            if self.cove and self.boat_plan_exists(p, self.fish_cost(1), (0, 0, 0), free):
-                m.append(A.MAIN_FISH)
+            r = self.res[p]
+            a1, a2 = self.huts_free(p)
+            total = r[0] + r[1] + r[2]
+            best = r[FEET] if r[FEET] > r[FRUIT] else r[FRUIT]
+            cap = a1 + 2 * a2
+            if self.cove:
+                pay = self.min_boat_payment(self.fish_cost(1), (0, 0, 0), free)
+                if 0 <= pay <= total and best >= pay - cap:
+                    m.append(A.MAIN_FISH)
             dc = g.options["dock_cost"]
             for d in range(NUM_DOCKS):
                 isl = self.docks[d]
-                if isl >= 0 and self.boat_plan_exists(p, dc[d], (0, 0, 0), free):
+                if isl < 0:
+                    continue
+                pay = self.min_boat_payment(dc[d], (0, 0, 0), free)
+                if 0 <= pay <= total and best >= pay - cap:
                     if g.options["island_requires_placeable_reward"] and not self.island_reward_placeable(p, isl):
                         continue
                     m.append(A.MAIN_ISLAND + d)
@@ -743,8 +835,9 @@ class HawaiiState(State):
                     m.append(off + c)
         elif ph == A.TILE:
             if self.kind == BUY:  # the TOKEN decision already checked that the price can be paid
+                pc = self.placeable(p)
                 for t in self.offered_tiles(self.c_slot):
-                    if self.can_place(p, t, False):
+                    if pc[t]:
                         m.append(off + t)
             else:  # island fruit tile: any kind in supply that fits
                 for t in FRUIT_TYPES:
@@ -976,6 +1069,7 @@ class HawaiiState(State):
         elif t == BOAT:
             self.supply[BOAT] -= 1
             self._obs_board[p] = None
+            self._plc = [None] * len(self._plc)
             self.boats[p].append(side)
             self.boat_used[p].append(False)
         else:
@@ -1000,6 +1094,7 @@ class HawaiiState(State):
             rows.append([])
         rows[r].append(t * 2 + side - 1)
         self._obs_board[p] = None
+        self._plc[p] = None
         self._obs_pub = None
         self.own[p][t] += 1
         if side == 2:
@@ -1023,6 +1118,7 @@ class HawaiiState(State):
         while placed < count and self.kahunas[p] < KAHUNA_SPACES and self.supply[KAHUNA] > 0:
             self.supply[KAHUNA] -= 1
             self._obs_board[p] = None
+            self._plc = [None] * len(self._plc)
             self._obs_pub = None
             self._gain(p, SHELLS, bonus[self.kahunas[p]])
             self.kahunas[p] += 1
@@ -1036,6 +1132,7 @@ class HawaiiState(State):
         while placed < count and self.tikis[p] < TIKI_SPACES and self.supply[TIKI] > 0:
             self.supply[TIKI] -= 1
             self._obs_board[p] = None
+            self._plc = [None] * len(self._plc)
             self._obs_pub = None
             self._gain(p, FEET, bonus[self.tikis[p]])
             self.tikis[p] += 1
@@ -1393,6 +1490,7 @@ class HawaiiState(State):
         s.pending_gain = self.pending_gain[:]
         s.irrig_queue = self.irrig_queue[:]
         s._obs_board = self._obs_board[:]
+        s._plc = self._plc[:]
         return s
 
     _FIELDS = (

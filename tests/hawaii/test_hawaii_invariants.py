@@ -108,9 +108,10 @@ def test_clone_is_independent_and_cached_observation_matches_fresh():
         if s.is_terminal():
             break
         c = s.clone()
-        c.refresh()  # drop every cache: a fresh encoding must equal the cached one
+        c.refresh()  # drop every cache: a fresh encoding and mask must equal the cached ones
         for p in range(3):
             assert np.array_equal(c.observe(p), s.observe(p))
+        assert np.array_equal(c.legal_mask(), s.legal_mask())
         la = s.legal_actions()
         before = s.to_json()
         c.apply(la[0])
