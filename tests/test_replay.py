@@ -322,11 +322,10 @@ class Chromium:
 
     # -- page helpers
     def open(self, url: str) -> None:
-        self.events.clear()
-        nav = self.call("Page.navigate", session=True, url=url)
-        if "loaderId" not in nav:  # only the #fragment changed: load the document afresh
-            self.call("Page.reload", session=True)
-        self.wait_event("Page.loadEventFired")
+        for target in ("about:blank", url):  # via a blank page: always a fresh document, even for a new #fragment
+            self.events.clear()
+            self.call("Page.navigate", session=True, url=target)
+            self.wait_event("Page.loadEventFired")
         self.wait_for("document.body && document.body.dataset.ready === 'true'")
 
     def js(self, expression: str):
@@ -476,6 +475,8 @@ def test_viewer_opens_at_url_fragment(browser, tmp_path):
     assert page_state(browser)["step"] == 7
     browser.open(Path(path).as_uri() + "#step=100000")
     assert page_state(browser)["step"] == len(states) - 1
+    browser.js("location.hash = '#step=3'")  # a link within the page, or the history
+    browser.wait_for("document.body.dataset.step === '3'")
 
 
 @needs_chromium

@@ -411,8 +411,12 @@ _JS = r"""
     if (handled) e.preventDefault();
   });
 
-  const m = /step=(\d+)/.exec(location.hash);
-  go(m ? Number(m[1]) : 0);
+  function fromHash() {
+    const m = /step=(\d+)/.exec(location.hash);
+    return m ? Number(m[1]) : null;
+  }
+  window.addEventListener("hashchange", () => { const i = fromHash(); if (i !== null) { stop(); go(i); } });
+  go(fromHash() || 0);
   document.body.dataset.ready = "true";
 })();
 """
