@@ -325,6 +325,20 @@ def test_bad_run_arguments_write_nothing(tmp_path, kw, message):
     assert not os.path.exists(db)
 
 
+def test_agent_labels_and_checkpoint_hashes(tmp_path):
+    from meeplezoo.training.league import parse_agent_entry, spec_files
+
+    assert parse_agent_entry("mcts:sims=200") == ("mcts:sims=200", "mcts:sims=200")
+    assert parse_agent_entry("strong=mcts:sims=800") == ("strong", "mcts:sims=800")
+    assert parse_agent_entry("runs/a.zip") == ("runs/a.zip", "runs/a.zip")
+    ckpt = tmp_path / "best.zip"
+    ckpt.write_bytes(b"one")
+    first = spec_files(f"ppo:{ckpt}")
+    ckpt.write_bytes(b"two")
+    assert set(first) == {str(ckpt)} and spec_files(f"ppo:{ckpt}") != first  # a changed checkpoint is noticed
+    assert spec_files("mcts:sims=5") == {}
+
+
 def test_checkpoint_for_another_game_is_refused(tmp_path):
     game_or_skip("kerala")
     try:
