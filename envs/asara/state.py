@@ -79,13 +79,15 @@ def _fee_list_option(name: str, value: Any) -> list[int]:
 
 
 def completable_reach(r_max: int, open_: list[int], base: list[int], trunk: list[int], window: list[int],
-                      turret: list[int], lit: list[int], has: list[int], uncov: list[int], free: list[int]) -> int:
+                      turret: list[int], lit: list[int], has: list[int], uncov: list[int], free: list[int],
+                      lit_on_new: bool = True) -> int:
     """Bitmask of the numbers r <= r_max of further build steps that can all be used legally.
 
     Bit r is set iff exactly r more sections can be built from the reserve so
     that every tower opened in this action gets its turret (rules file 14.3:
     a base needs its turret in the same action, middles need a tower of their
-    material, a lit window needs an uncovered window of its material).
+    material, a lit window needs an uncovered window of its material; with
+    ``lit_on_new`` False only one that stood before this action, A-29).
     """
     owed = 0
     for m in range(NF):
@@ -100,7 +102,7 @@ def completable_reach(r_max: int, open_: list[int], base: list[int], trunk: list
     for m in range(NF):
         nmax = min(base[m], turret[m] - open_[m], free[m])
         w = window[m]
-        jmax = trunk[m] + w + min(lit[m], uncov[m] + w)
+        jmax = trunk[m] + w + min(lit[m], uncov[m] + (w if lit_on_new else 0))
         band = (1 << (jmax + 1)) - 1
         opts = band if has[m] else 1
         for n in range(1, nmax + 1):
@@ -198,6 +200,9 @@ class AsaraGame(Game):
                type=bool),
         Option("caliph_holder_may_retake", True, "A-21: the Caliph's holder may lay a card on the Caliph space",
                type=bool),
+        Option("lit_on_new_window", True,
+               "A-29: a lit window may cover a window built earlier in the same action (False: older ones only)",
+               type=bool),
         Option("final_highest_overall", list(C.HIGHEST_OVERALL), "A-22: highest tower overall, 1st and 2nd",
                type=list),
         Option("height_rank_unit", "tower", "A-24: height awards rank towers or each player's best tower",
@@ -280,7 +285,7 @@ class AsaraState(State):
                    "p_cards", "p_space", "p_pile", "p_fee", "b_left", "b_built", "lit_keep_left")
     _LIST_FIELDS = ("money", "pp", "hand", "laid_up", "laid_down", "five_by", "sp_owner", "sp_card", "lead",
                     "display", "reserve", "towers", "deck", "lit_stack", "lit_seen", "lit_res", "lit_drawn",
-                    "year_pts", "final_pts", "open_")
+                    "year_pts", "final_pts", "open_", "b_newwin")
 
     def __init__(self, game: AsaraGame, seed: int | None = None, *, _empty: bool = False) -> None:
         self.game = game
@@ -349,6 +354,8 @@ class AsaraState(State):
         self.b_built = 0
         for m in range(NF):
             self.open_[m] = 0
+        # windows placed in this build action, per (material, slot, gold): not coverable when A-29 is off
+        self.b_newwin = [0] * (NF * self.game.slots * 2)
 
     def deal_hands(self) -> None:
         """Rules 3.6 / 7.2: shuffle all cards and deal 9/8/7 each; the rest is the undealt deck."""
@@ -548,7 +555,7 @@ class AsaraState(State):
     def build_reach(self, p: int) -> int:
         """Bitmask of the section counts k (0..7) that player p could build right now."""
         res = self.build_resources(p)
-        return completable_reach(C.NUM_PLOTS, [0] * NF, *res)
+        return completable_reach(C.NUM_PLOTS, [0] * NF, *res, self.game.options["lit_on_new_window"])
 
     def area_mask(self) -> list[bool]:
         """Rules 5.1-5.2, 9: which of the 17 area ids the current player may choose."""
@@ -754,6 +761,10 @@ class AsaraState(State):
         open_ = self.open_
         r = self.b_left - 1
         exact = g.options["build_exact_k"]
+        lit_new = g.options["lit_on_new_window"]
+        nw = self.b_newwin
+        if not lit_new:  # only windows that stood before this action can take a lit window (A-29)
+            uncov = [uncov[m] - sum(nw[m * S * 2: (m + 1) * S * 2]) for m in range(NF)]
         res = self.reserve
         ro = p * C.NUM_KINDS
         tw = self.towers
@@ -761,7 +772,7 @@ class AsaraState(State):
 
         def feasible(op, ba, tr, wi, tu, li, ha, un, fr) -> bool:
             if exact:
-                return bool(completable_reach(r, op, ba, tr, wi, tu, li, ha, un, fr) >> r & 1)
+                return bool(completable_reach(r, op, ba, tr, wi, tu, li, ha, un, fr, lit_new) >> r & 1)
             return all(op[m] <= tu[m] for m in range(NF)) and sum(op) <= r
 
         for m in range(NF):
@@ -806,7 +817,8 @@ class AsaraState(State):
                     w2 = window[:]
                     w2[m] -= 1
                     u2 = uncov[:]
-                    u2[m] += 1
+                    if lit_new:
+                        u2[m] += 1
                     if feasible(open_, base, trunk, w2, turret, lit, has, u2, free):
                         for gd in range(2):
                             if res[ro + 20 + 2 * m + gd]:
@@ -820,7 +832,9 @@ class AsaraState(State):
                     if feasible(open_, base, trunk, window, turret, l2, has, u2, free):
                         for slot in range(S):
                             i = tbase + slot * TF
-                            if tw[i] and (tw[i + 4] or tw[i + 5]):
+                            k = (m * S + slot) * 2
+                            if tw[i] and (tw[i + 4] - nw[k] + tw[i + 5] - nw[k + 1] if not lit_new
+                                          else tw[i + 4] or tw[i + 5]):
                                 out.append(c.lit_id(m, slot))
         if not exact and self.b_built >= 1 and not any(open_):
             out.append(c.b_stop)
@@ -985,7 +999,12 @@ class AsaraState(State):
             self._drop_cards(("priv", p))
             self.lit_res[p * NF + m] -= 1
             i = self.tower_index(p, m, slot)
-            if tw[i + C.T_WIN_P]:  # cover a plain window before a gold one (rules 9.3)
+            k = (m * g.slots + slot) * 2
+            if g.options["lit_on_new_window"]:
+                plain_free = tw[i + C.T_WIN_P]
+            else:
+                plain_free = tw[i + C.T_WIN_P] - self.b_newwin[k]
+            if plain_free:  # cover a plain window before a gold one (rules 9.3)
                 tw[i + C.T_WIN_P] -= 1
                 tw[i + C.T_LIT_P] += 1
             else:
@@ -1002,6 +1021,7 @@ class AsaraState(State):
                 tw[i + C.T_TRUNK_P + gd] += 1
             else:
                 tw[i + C.T_WIN_P + gd] += 1
+                self.b_newwin[(m * g.slots + slot) * 2 + gd] += 1
         self.pp[p] += 1
         self.b_built += 1
         self.b_left -= 1
@@ -1272,12 +1292,13 @@ class AsaraState(State):
         lengths = {"money": n, "pp": n, "hand": 5 * n, "laid_up": 5 * n, "laid_down": 5 * n, "five_by": n,
                    "sp_owner": g.total_spaces, "sp_card": g.total_spaces, "lead": C.NUM_AREAS,
                    "display": C.NUM_KINDS, "reserve": n * C.NUM_KINDS, "towers": n * NF * g.slots * TF,
-                   "lit_res": n * NF, "year_pts": n * C.NUM_YEARS, "final_pts": n, "open_": NF}
+                   "lit_res": n * NF, "year_pts": n * C.NUM_YEARS, "final_pts": n, "open_": NF,
+                   "b_newwin": NF * g.slots * 2}
         for k, ln in lengths.items():
             if len(getattr(self, k)) != ln:
                 bad(f"{k} has length {len(getattr(self, k))}, expected {ln}")
         for k in ("money", "hand", "laid_up", "laid_down", "five_by", "display", "reserve", "towers", "lit_res",
-                  "year_pts", "final_pts", "open_", "pp"):
+                  "year_pts", "final_pts", "open_", "pp", "b_newwin"):
             if min(getattr(self, k)) < 0:
                 bad(f"{k} holds a negative value")
         if not 1 <= self.year <= C.NUM_YEARS:

@@ -199,7 +199,7 @@ def test_reproducible_from_seed_and_actions():
      "build_exact_k": False, "version": "professional", "allow_decline_lit_house": True},
     {"allow_pair_in_empty_area": True, "pair_only_if_lacking_suit": True, "allow_decline_market": False,
      "allow_decline_spies": False, "unlimited_coins": False, "lit_short_stack": "require_full",
-     "spy_allow_empty_pile": True, "lit_tiebreak_count_unbuilt": True,
+     "spy_allow_empty_pile": True, "lit_tiebreak_count_unbuilt": True, "lit_on_new_window": False,
      "version": "professional"},
     {"cards_per_suit": 8, "prices": {"brown": 3, "green": 4, "red": 5, "black": 6, "white": 7},
      "display_size": {"base": 4, "trunk": 4, "window": 5, "turret": 4}, "height_rank_unit": "player_best_tower",

@@ -14,7 +14,7 @@ CONFIGS = [(n, v) for n in (2, 3, 4) for v in ("base", "professional")]
 @pytest.mark.parametrize("n,version", CONFIGS)
 def test_fast_encoder_matches_reference_along_random_games(n, version):
     g = AsaraGame(n, version=version)
-    for seed in range(6):
+    for seed in range(4):
         rng = random.Random(seed)
         s = g.new_state(seed)
         while True:

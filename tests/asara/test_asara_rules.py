@@ -563,6 +563,26 @@ def test_lit_window_needs_an_uncovered_window_of_its_material():
     assert "build 2" in names(s)  # window then lit window in the same action
 
 
+def test_lit_window_only_on_older_windows_option():
+    s = position(2, hands={0: [2, 0, 0, 0, 0], 1: [2, 0, 0, 0, 0]}, version="professional",
+                 lit_on_new_window=False)
+    add_tower(s, 0, BK, trunks=2)
+    s.lit_res[BK] = 1
+    give(s, 0, WINDOW, BK)
+    assert "build 2" not in names(s) and "build 1" in names(s)
+    s2 = position(2, hands={0: [2, 0, 0, 0, 0], 1: [2, 0, 0, 0, 0]}, version="professional",
+                  lit_on_new_window=False)
+    add_tower(s2, 0, BK, gold_windows=1)  # an older gold window
+    s2.lit_res[BK] = 1
+    give(s2, 0, WINDOW, BK)
+    act(s2, "build 2")
+    act(s2, "lay S0")
+    act(s2, "window Bk on tower Bk1")  # a new plain window: the lit window must go on the old gold one
+    act(s2, "lit window Bk on tower Bk1")
+    rec = s2.towers_of(0)[0][2]
+    assert rec[C.T_WIN_P] == 1 and rec[C.T_LIT_G] == 1 and rec[C.T_WIN_G] == 0
+
+
 def test_lit_windows_break_award_ties():
     s = position(2, money=[0, 0], version="professional")
     add_tower(s, 0, BK, windows=1, lit=0)
