@@ -228,7 +228,7 @@ def render_rgb(s: AsaraState) -> np.ndarray:
                         d.rectangle((tx + 2, top_y + 2, tx + 18, top_y + 5), fill=GOLD)
                     if part in ("w", "wg", "l"):
                         d.rectangle((tx + 7, top_y + 6, tx + 13, top_y + 14),
-                                    fill=(255, 230, 80) if part == "l" else (40, 40, 60))
+                                    fill=(255, 230, 80) if part == "l" else (110, 160, 215))
                 y = top_y
             d.text((tx + 4, ground + 2), str(h), fill=INK, font=font)
             tx += 26

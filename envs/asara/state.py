@@ -268,7 +268,6 @@ class AsaraGame(Game):
         from .observation import build_layout
 
         self.observation_layout, self.obs_size = build_layout(self)
-        self._obs_scale = None
 
     def new_state(self, seed: int | None = None) -> AsaraState:
         return AsaraState(self, seed)
