@@ -1031,7 +1031,8 @@ class KeralaState(State):
                 bad(f"the elephants of player {p} share a tile after the first placement")
         if not 0 <= self.start_seat < n or not 0 <= self.first_start < n or not 0 <= self.turn <= n:
             bad("seat indices out of range")
-        if not 0 <= self.round <= g.total_rounds + len(self.removed):
+        drawn = C.NUM_GAME_TILES - len(self.bag) - len(self.removed)
+        if not 0 <= self.round <= drawn:  # every round drew at least one tile
             bad("round out of range")
         if self.phase == C.PHASE_END:
             if self.current_player != -1 or self.offer or self.bag:
@@ -1048,6 +1049,9 @@ class KeralaState(State):
             bad("the pending move-tile cell is not a stack")
         if self.phase == C.PHASE_MOVE_TILE_DST and self.pending not in self.move_tile_pairs():
             bad("the pending move-tile source is not movable")
+        if self.phase == C.PHASE_MOVE_TILE_ROT and g.code_edge_target[self.stacks[self.current_player][
+                self.pending][-1]] < 0:
+            bad("only a stack with a colored-edge tile on top is turned")
         if self.phase in (C.PHASE_PICK, C.PHASE_MOVE_ELEPHANT, C.PHASE_MOVE_TILE_SRC) and self.pending != -1:
             bad("a pending cell outside the move-tile phases")
         if not self.legal_mask().any():
