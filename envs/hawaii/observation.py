@@ -226,95 +226,112 @@ def _board_block(s: Any, p: int) -> np.ndarray:
     return out
 
 
-def encode(s: Any, player: int) -> np.ndarray:
-    """Player ``player``'s information state."""
+def _base_vector(s: Any) -> np.ndarray:
+    """Full-size vector holding every part that is the same for all observers (cached per board)."""
     g = s.game
     lay = g.observation_layout
-    o = np.zeros(g.obs_size, dtype=np.float32)
-    n = g.num_players
-    seat = [(p - player) % n for p in range(n)]  # egocentric index of each seat
-    ones = [lay["round"].start + s.round]
-    idx: list[int] = []
-    val: list[float] = []
-    if not s.terminal:
-        ones.append(lay["phase"].start + s.phase)
-    # -- context of the turn in progress
-    c = lay["context"].start
-    if s.kind:
-        ones.append(c + s.kind - 1)
-    if s.c_slot >= 0:
-        ones.append(c + 3 + s.c_slot)
-    if s.c_circle >= 0:
-        ones.append(c + 13 + s.c_circle)
-    if s.c_tile >= 0:
-        ones.append(c + 16 + s.c_tile)
-    if s.c_side:
-        ones.append(c + 38 + s.c_side - 1)
-    if s.c_row >= 0:
-        ones.append(c + 40 + s.c_row)
-    if s.payments:
-        x, rt = s.payments[0]
-        idx.append(c + 47)
-        val.append(x / 12)
-        ones.append(c + 48 + rt)
-    for b in s.boats_sel:
-        ones.append(c + 53 + b)
-    if s.c_dock >= 0:
-        ones.append(c + 62 + s.c_dock)
-    idx += [c + 45, c + 46, c + 50, c + 51, c + 52]
-    val += [s.c_move / 4, s.c_price / 12, s.pay_nf / 12, s.c_fish / 10, s.c_cost / 12]
-    if not s.terminal:
-        a1, a2 = s.huts_free(s.current_player)
-        idx += [c + 66, c + 67]
-        val += [a1 / 5, a2 / 5]
+    base = np.zeros(g.obs_size, dtype=np.float32)
     st = getattr(g, "_obs_static", None)
     if st is None:
         st = g._obs_static = _static_block(g)
-    ind = lay["indicators"]
-    o[ind] = st
-    pub = s._obs_pub
-    if pub is None:
-        pub = s._obs_pub = _public_block(s)
+    base[lay["indicators"]] = st
+    pub = _public_block(s)
     start = lay["places"].start
-    o[start:start + len(pub)] = pub
-    # seat-relative parts of the board: chieftains on places, chieftains below the sequence track
-    cb = start + NUM_PLACE_KINDS + 27 + 4
-    sq = lay["sequence"].start
-    for p in range(n):
-        loc = s.loc[p]
-        if loc >= 0:
-            ones.append(cb + loc * SLOT_W + seat[p])
-        if s.passed[p] >= 0:
-            ones.append(sq + s.passed[p] * 12 + 7 + seat[p])
-    # -- players, egocentric
-    pb = lay["players"].start
+    base[start:start + len(pub)] = pub
+    return base
+
+
+class _Offsets:
+    """Start offsets of the blocks, resolved once per configuration."""
+
+    def __init__(self, lay: dict[str, slice]) -> None:
+        self.round = lay["round"].start
+        self.phase = lay["phase"].start
+        self.ctx = lay["context"].start
+        self.chief = lay["places"].start + NUM_PLACE_KINDS + 27 + 4
+        self.seq = lay["sequence"].start
+        self.players = lay["players"].start
+
+
+def encode(s: Any, player: int) -> np.ndarray:
+    """Player ``player``'s information state."""
+    g = s.game
+    off = getattr(g, "_obs_off", None)
+    if off is None:
+        off = g._obs_off = _Offsets(g.observation_layout)
+    base = s._obs_pub
+    if base is None:
+        base = s._obs_pub = _base_vector(s)
+    o = base.copy()
+    n = g.num_players
+    ones = [off.round + s.round]
+    idx: list[int] = []
+    val: list[float] = []
+    terminal = s.terminal
+    if not terminal:
+        ones.append(off.phase + s.phase)
+    # -- context of the turn in progress
+    c = off.ctx
+    if s.kind:
+        ones.append(c + s.kind - 1)
+        if s.c_slot >= 0:
+            ones.append(c + 3 + s.c_slot)
+        if s.c_circle >= 0:
+            ones.append(c + 13 + s.c_circle)
+        if s.c_tile >= 0:
+            ones.append(c + 16 + s.c_tile)
+        if s.c_side:
+            ones.append(c + 38 + s.c_side - 1)
+        if s.c_row >= 0:
+            ones.append(c + 40 + s.c_row)
+        if s.payments:
+            x, rt = s.payments[0]
+            idx.append(c + 47)
+            val.append(x / 12)
+            ones.append(c + 48 + rt)
+        for b in s.boats_sel:
+            ones.append(c + 53 + b)
+        if s.c_dock >= 0:
+            ones.append(c + 62 + s.c_dock)
+        idx += [c + 45, c + 46, c + 50, c + 51, c + 52]
+        val += [s.c_move / 4, s.c_price / 12, s.pay_nf / 12, s.c_fish / 10, s.c_cost / 12]
+    # -- players, egocentric (the observer first); seat-relative chieftain marks on the board
+    pb = off.players
     public = g.options["resources_public"]
     boards = s._obs_board
+    cb = off.chief
+    sq = off.seq
     for pos, p in enumerate(s.order):
-        b = pb + seat[p] * PLAYER_W
+        seat = (p - player) % n
+        b = pb + seat * PLAYER_W
+        loc = s.loc[p]
+        if loc >= 0:
+            ones.append(cb + loc * SLOT_W + seat)
+        passed = s.passed[p]
+        if passed >= 0:
+            ones.append(sq + passed * 12 + 7 + seat)
+            ones.append(b + 6)
+            ones.append(b + 7 + passed)
         if public or p == player:
             r = s.res[p]
             idx += [b + 1, b + 2, b + 3]
-            val += [r[0] / 30, r[1] / 30, r[FRUIT] / 30]
+            val += [min(r[0] / 30, 1.0), min(r[1] / 30, 1.0), min(r[2] / 30, 1.0)]
         idx += [b, b + 4, b + 5]
-        val += [s.vp[p] / 150, s.round_sum(p) / 30, max(s.target_of(p), 0) / 20]
-        b += 6
-        if s.passed[p] >= 0:
-            ones.append(b)
-            ones.append(b + 1 + s.passed[p])
-        ones.append(b + 6 + pos)
-        ones.append(b + 12 + s.loc[p])
-        b += 22
+        val += [min(s.vp[p] / 150, 1.0), min(s.round_sum(p) / 30, 1.0), min(max(s.target_of(p), 0) / 20, 1.0)]
+        ones.append(b + 12 + pos)
+        ones.append(b + 18 + loc)
         bb = boards[p]
         if bb is None:
             bb = boards[p] = _board_block(s, p)
-        o[b:b + len(bb)] = bb
-        b += NUM_ROWS * ROW_W
+        o[b + 28:b + 28 + len(bb)] = bb
+        b += 28 + NUM_ROWS * ROW_W
         _, f1, f2 = s.free_boats(p)
         a1, a2 = s.huts_free(p)
         idx += [b + 4, b + 5, b + 6, b + 7, b + 8]
         val += [f1 / 8, f2 / 8, 0.0 if s.boat_used[p][0] else 1.0, a1 / 5, a2 / 5]
+        if p == s.current_player and not terminal:
+            idx += [c + 66, c + 67]
+            val += [a1 / 5, a2 / 5]
     o[ones] = 1.0
     o[idx] = val
-    np.minimum(o, 1.0, out=o)
     return o

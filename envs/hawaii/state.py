@@ -330,7 +330,7 @@ class HawaiiState(State):
         if not self.terminal and self.phase == A.MAIN:
             self.current_player = self.order[self.turn_pos]
         self._mask = None
-        self._obs_pub = None
+        self._obs_pub = None  # full-size base observation vector
         self._obs_layout = None
         self._obs_board = [None] * n
         self._plc = [None] * n
