@@ -22,7 +22,7 @@ import meeplezoo
 from meeplezoo.envs.core import State
 from toygame import ToyGame
 
-SEEDS = (0, 1)
+SEEDS = (0, 1)  # every position of seed 0's game is drawn; seed 1's game gives a second mid-game position
 
 
 def landed_class(name: str):
@@ -73,17 +73,15 @@ CASES = configs() + [("toy", 2), ("toy", 4)]
 
 @pytest.fixture(scope="module")
 def played():
-    """(name, players) -> [(states, actions, pictures) per seed], each random game rendered once."""
+    """(name, players) -> ((states, actions, pictures) of one random game, the states of another game)."""
     cache: dict = {}
 
     def get(name: str, players: int):
         if (name, players) not in cache:
             game = make(name, players)
-            runs = []
-            for seed in SEEDS:
-                states, actions = random_game(game, seed)
-                runs.append((states, actions, [s.render_rgb() for s in states]))
-            cache[name, players] = runs
+            states, actions = random_game(game, SEEDS[0])
+            other, _ = random_game(game, SEEDS[1])
+            cache[name, players] = (states, actions, [s.render_rgb() for s in states]), other
         return cache[name, players]
 
     return get
@@ -93,19 +91,39 @@ def played():
 def test_every_position_renders(played, name, players):
     if players == 0:
         landed_class(name)
-    for states, _, pictures in played(name, players):
-        for i, rgb in enumerate(pictures):
-            assert isinstance(rgb, np.ndarray) and rgb.dtype == np.uint8, f"{name} position {i}: {type(rgb)}"
-            assert rgb.ndim == 3 and rgb.shape[2] == 3 and min(rgb.shape[:2]) >= 16, f"{name}: shape {rgb.shape}"
-            assert rgb.std() > 0, f"{name} position {i}: a blank picture"
-        assert states[-1].is_terminal()
+    (states, _, pictures), _ = played(name, players)
+    check_pictures(name, pictures)
+    assert states[-1].is_terminal()
+
+
+def check_pictures(name: str, pictures: list[np.ndarray]) -> None:
+    for i, rgb in enumerate(pictures):
+        assert isinstance(rgb, np.ndarray) and rgb.dtype == np.uint8, f"{name} position {i}: {type(rgb)}"
+        assert rgb.ndim == 3 and rgb.shape[2] == 3 and min(rgb.shape[:2]) >= 16, f"{name}: shape {rgb.shape}"
+        assert rgb.std() > 0, f"{name} position {i}: a blank picture"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", meeplezoo.list_envs())
+def test_every_position_of_many_games_renders(name):
+    """Five random games at every player count (and every rule option's non-default choice)."""
+    cls = landed_class(name)
+    games = [cls(n) for n in range(cls.min_players, cls.max_players + 1)]
+    for o in cls.options_spec:
+        for choice in o.choices or ():
+            if choice != o.default:
+                games.append(cls(cls.default_players, **{o.name: choice}))
+    for game in games:
+        for seed in range(5):
+            states, _ = random_game(game, seed)
+            check_pictures(f"{name} {game!r} seed {seed}", [s.render_rgb() for s in states])
 
 
 @pytest.mark.parametrize("name,players", CASES)
 def test_rendering_is_deterministic_and_pure(played, name, players):
     if players == 0:
         landed_class(name)
-    states, _, pictures = played(name, players)[0]
+    (states, _, pictures), _ = played(name, players)
     for i in range(0, len(states), max(1, len(states) // 12)):
         s = states[i]
         before = s.to_json()
@@ -121,21 +139,20 @@ def test_rendering_is_deterministic_and_pure(played, name, players):
 def test_distinct_positions_give_distinct_pictures(played, name, players):
     if players == 0:
         landed_class(name)
-    runs = played(name, players)
-    for states, actions, pictures in runs:
-        assert not np.array_equal(pictures[0], pictures[-1]), f"{name}: start and end of a game look the same"
-        changed = [not np.array_equal(a, b) for a, b in zip(pictures, pictures[1:])]
-        same = [states[i].action_name(actions[i]) for i, c in enumerate(changed) if not c]
-        # a decision whose effect is not drawn (a sub-decision awaiting its continuation) is tolerated,
-        # but most decisions must show: a picture that ignores the play is useless for watching games
-        assert sum(changed) >= len(changed) / 2, (
-            f"{name}: the picture changed after only {sum(changed)} of {len(changed)} decisions; "
-            f"unchanged after e.g. {same[:5]}")
+    (states, actions, pictures), other = played(name, players)
+    assert not np.array_equal(pictures[0], pictures[-1]), f"{name}: start and end of a game look the same"
+    changed = [not np.array_equal(a, b) for a, b in zip(pictures, pictures[1:])]
+    same = [states[i].action_name(actions[i]) for i, c in enumerate(changed) if not c]
+    # a decision whose effect is not drawn (a sub-decision awaiting its continuation) is tolerated,
+    # but most decisions must show: a picture that ignores the play is useless for watching games
+    assert sum(changed) >= len(changed) / 2, (
+        f"{name}: the picture changed after only {sum(changed)} of {len(changed)} decisions; "
+        f"unchanged after e.g. {same[:5]}")
     # two different games are told apart in mid-game
-    (s0, _, p0), (s1, _, p1) = runs[0], runs[1]
-    k = min(len(p0), len(p1)) // 2
-    if s0[k].to_json() != s1[k].to_json():
-        assert not np.array_equal(p0[k], p1[k]), f"{name}: two different mid-game positions look the same"
+    k = min(len(states), len(other)) // 2
+    if states[k].to_json() != other[k].to_json():
+        assert not np.array_equal(pictures[k], other[k].render_rgb()), (
+            f"{name}: two different mid-game positions look the same")
 
 
 _SUBPROCESS = r"""
@@ -169,7 +186,7 @@ def test_same_picture_in_another_process(played):
     assert proc.returncode == 0, proc.stderr[-2000:]
     theirs = json.loads(proc.stdout.strip().splitlines()[-1])
     for name, players in cases:
-        _, _, pictures = played(name, players)[0]
+        (_, _, pictures), _ = played(name, players)
         ours = [digest(pictures[i]) for i in (0, len(pictures) // 2, len(pictures) - 1)]
         assert theirs[f"{name}/{players}"] == ours, f"{name} ({players} players): pictures differ between processes"
 
