@@ -319,25 +319,28 @@ def score_platform(game: KeralaGame, stacks: dict[int, tuple[int, ...]], own_col
             v += C.POINTS_PER_MISSING_COLOUR * bin(full_mask & ~mask).count("1")
         return v
 
-    by_colour: list[list[int]] = [[] for _ in range(C.NUM_COLOURS)]
+    by_colour: list[list[int]] = [[], [], [], [], []]
     for a, (colour, _cells) in enumerate(areas):
         by_colour[colour].append(a)
-    limit = [opts["own_colour_areas"] if c == own_colour else C.AREAS_KEPT_OTHER_COLOUR for c in range(C.NUM_COLOURS)]
+    own_limit = opts["own_colour_areas"]
+    limit = [own_limit if c == own_colour else C.AREAS_KEPT_OTHER_COLOUR for c in range(C.NUM_COLOURS)]
     fixed: list[int] = []
-    choices: list[list[tuple[int, ...]]] = []
+    ambiguous: list[int] = []
     for c in range(C.NUM_COLOURS):
         if len(by_colour[c]) <= limit[c]:
             fixed.extend(by_colour[c])
         else:
-            choices.append(list(combinations(by_colour[c], limit[c])))
-    if not choices:
+            ambiguous.append(c)
+    if not ambiguous:
         kept = set(fixed)
-    elif opts["keep_choice"] == "greedy":
-        kept = set(fixed)
-        for ch in choices:
-            kept.update(max(ch, key=lambda combo: sum(sym[a] + 2 * tiles[a] for a in combo)))
-    elif exhaustive or presence_any:
-        kept = _best_keep(fixed, choices, value)
+    elif exhaustive or presence_any or opts["keep_choice"] == "greedy":
+        choices = [list(combinations(by_colour[c], limit[c])) for c in ambiguous]
+        if opts["keep_choice"] == "greedy" and not exhaustive:
+            kept = set(fixed)
+            for ch in choices:
+                kept.update(max(ch, key=lambda combo: sum(sym[a] + 2 * tiles[a] for a in combo)))
+        else:
+            kept = _best_keep(fixed, choices, value)
     else:
         # Exact and fast: an edge pair with one side always kept is a bonus of the other side alone;
         # among areas linked to no other undecided area only the best k of a colour can be worth keeping.
@@ -352,20 +355,24 @@ def score_platform(game: KeralaGame, stacks: dict[int, tuple[int, ...]], own_col
                 adj[x] += C.POINTS_PER_EDGE_BONUS
             else:
                 live_pairs.append((x, y))
-        linked = {a for pair in live_pairs for a in pair}
-        pruned = []
-        for c in range(C.NUM_COLOURS):
-            if len(by_colour[c]) > limit[c]:
+        if not live_pairs:  # no links between undecided areas: the best k of each colour
+            kept = set(fixed)
+            for c in ambiguous:
+                kept.update(sorted(by_colour[c], key=lambda a: -adj[a])[: limit[c]])
+        else:
+            linked = {a for pair in live_pairs for a in pair}
+            pruned = []
+            for c in ambiguous:
                 free = sorted((a for a in by_colour[c] if a not in linked), key=lambda a: -adj[a])[: limit[c]]
                 cand = [a for a in by_colour[c] if a in linked] + free
                 pruned.append(list(combinations(cand, limit[c])))
 
-        def pruned_value(kept_list: list[int]) -> int:
-            ks = set(kept_list)
-            return sum(adj[a] for a in ks) + C.POINTS_PER_EDGE_BONUS * sum(
-                1 for x, y in live_pairs if x in ks and y in ks)
+            def pruned_value(kept_list: list[int]) -> int:
+                ks = set(kept_list)
+                return sum(adj[a] for a in ks) + C.POINTS_PER_EDGE_BONUS * sum(
+                    1 for x, y in live_pairs if x in ks and y in ks)
 
-        kept = _best_keep(fixed, pruned, pruned_value)
+            kept = _best_keep(fixed, pruned, pruned_value)
     res.kept = kept
     symbols = removed = 0
     mask = 0
