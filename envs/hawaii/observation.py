@@ -119,84 +119,129 @@ def _layout_block(s: Any) -> np.ndarray:
     return out
 
 
-def _public_block(s: Any) -> np.ndarray:
-    """Places, supply, gods, cove, docks, island stack, sequence tokens and bag (no seat-relative parts).
+# Parts of the public board that change during a round; the state marks which ones are stale.
+DIRTY_SEQ, DIRTY_COVE, DIRTY_SUPPLY, DIRTY_DOCKS, DIRTY_SLOTS = 1, 2, 4, 8, 16
 
-    Cached on the state until the board changes (``s._obs_pub``)."""
-    g = s.game
-    lay = g.observation_layout
-    start = lay["places"].start
-    static = s._obs_layout
-    if static is None:
-        static = s._obs_layout = _layout_block(s)
-    out = static.copy()
-    ones: list[int] = []
-    idx: list[int] = []
-    val: list[float] = []
+
+def _fill_slot(s: Any, o: np.ndarray, start: int, sl: int) -> None:
+    """Price tokens on the circles of slot ``sl``."""
+    b2 = start + sl * SLOT_W + NUM_PLACE_KINDS
+    for ci, t in enumerate(s.circles[sl]):
+        cb = b2 + ci * 9
+        o[cb + 2:cb + 9] = 0.0
+        if t >= 0:
+            o[cb + 2] = 1.0
+            o[cb + 1 + TOKEN_VALUE[t]] = 1.0
+            if TOKEN_SPEAR[t]:
+                o[cb + 8] = 1.0
+
+
+def _fill_supply(s: Any, o: np.ndarray, lay: dict[str, slice], start: int) -> None:
+    """Tiles left per place and per type, the two god tops and the gods not yet bought."""
     supply = s.supply
+    n_gods = (len(s.god_stacks[0]) + len(s.god_stacks[1])) / 12
     for sl in range(NUM_SLOTS):
-        b2 = sl * SLOT_W + NUM_PLACE_KINDS
+        b3 = start + sl * SLOT_W + NUM_PLACE_KINDS + 27
         pl = s.slot_place[sl]
-        for ci, t in enumerate(s.circles[sl]):
-            if t >= 0:
-                cb = b2 + ci * 9
-                ones.append(cb + 2)
-                ones.append(cb + 1 + TOKEN_VALUE[t])
-                if TOKEN_SPEAR[t]:
-                    ones.append(cb + 8)
-        b3 = b2 + 27
         if pl == GODS_PLACE:
-            idx.append(b3)
-            val.append((len(s.god_stacks[0]) + len(s.god_stacks[1])) / 12)
+            o[b3] = n_gods
         else:
             for k, t in enumerate(PLACE_OFFERS[pl][:4]):
-                idx.append(b3 + k)
-                val.append(supply[t] / SUPPLY_INIT[t])
-    sup = lay["supply"].start - start
-    out[sup:sup + NUM_TYPES] = np.asarray(supply, dtype=np.float32) / SUPPLY_INIT
-    gt = lay["god_tops"].start - start
+                o[b3 + k] = supply[t] / SUPPLY_INIT[t]
+    o[lay["supply"]] = np.asarray(supply, dtype=np.float32) / SUPPLY_INIT
+    gt = lay["god_tops"].start
+    o[gt:gt + 14] = 0.0
     left = [0.0] * 6
     for k, stck in enumerate(s.god_stacks):
-        ones.append(gt + k * 7 + (stck[-1] - KU if stck else 6))
+        o[gt + k * 7 + (stck[-1] - KU if stck else 6)] = 1.0
         for gd in stck:
             left[gd - KU] += 0.5
-    gl = lay["gods_left"].start - start
-    out[gl:gl + 6] = left
-    cv = lay["cove"].start - start
+    o[lay["gods_left"]] = left
+
+
+def _fill_cove(s: Any, o: np.ndarray, lay: dict[str, slice]) -> None:
     cove = [0.0, 0.0, 0.0]
     for t in s.cove:
         cove[TOKEN_FISH[t] - 1] += 0.2
-    out[cv:cv + 3] = cove
-    dk = lay["docks"].start - start
+    o[lay["cove"]] = cove
+
+
+def _fill_docks(s: Any, o: np.ndarray, lay: dict[str, slice]) -> None:
+    dk = lay["docks"].start
     for d in range(NUM_DOCKS):
+        b = dk + d * 12
+        o[b:b + 10] = 0.0
         isl = s.docks[d]
-        ones.append(dk + d * 12 + (0 if isl < 0 else 1 + ISLAND_KIND[isl]))
-    ist = lay["island_stack"].start - start
+        o[b + (0 if isl < 0 else 1 + ISLAND_KIND[isl])] = 1.0
     stack = [0.0] * 10
     for isl, up in zip(s.isl_stack, s.isl_up):
         if up:
             stack[1 + ISLAND_KIND[isl]] += 0.5
         else:
             stack[0] += 0.1
-    out[ist:ist + 10] = stack
-    sq = lay["sequence"].start - start
+    o[lay["island_stack"]] = stack
+
+
+def _fill_seq(s: Any, o: np.ndarray, lay: dict[str, slice]) -> None:
+    """Tokens on the sequence track (the chieftains below it are seat-relative, added per observer)."""
+    sq = lay["sequence"].start
     for i in range(SEQ_SPACES):
+        b = sq + i * 12
+        o[b:b + 7] = 0.0
         t = s.seq[i]
         if t >= 0:
-            b = sq + i * 12
-            ones.append(b)
-            ones.append(b - 1 + TOKEN_VALUE[t])
+            o[b] = 1.0
+            o[b - 1 + TOKEN_VALUE[t]] = 1.0
             if TOKEN_SPEAR[t]:
-                ones.append(b + 6)
-    bg = lay["bag"].start - start
+                o[b + 6] = 1.0
+
+
+def _fill_bag(s: Any, o: np.ndarray, lay: dict[str, slice]) -> None:
     bag = [0.0] * 11
     for t in s.bag:
         bag[(TOKEN_VALUE[t] - 2) * 2 + (1 if TOKEN_SPEAR[t] else 0)] += 0.2
     bag[10] = len(s.bag) / 25
-    out[bg:bg + 11] = bag
-    out[ones] = 1.0
-    out[idx] = val
-    return out
+    o[lay["bag"]] = bag
+
+
+def _public_block(s: Any) -> np.ndarray:
+    """Places, supply, gods, cove, docks, island stack, sequence tokens and bag (no seat-relative parts)."""
+    g = s.game
+    lay = g.observation_layout
+    start = lay["places"].start
+    static = s._obs_layout
+    if static is None:
+        static = s._obs_layout = _layout_block(s)
+    o = np.zeros(g.obs_size, dtype=np.float32)
+    o[start:start + len(static)] = static
+    for sl in range(NUM_SLOTS):
+        _fill_slot(s, o, start, sl)
+    _fill_supply(s, o, lay, start)
+    _fill_cove(s, o, lay)
+    _fill_docks(s, o, lay)
+    _fill_seq(s, o, lay)
+    _fill_bag(s, o, lay)
+    return o[start:lay["bag"].stop]
+
+
+def _patch_base(s: Any, base: np.ndarray) -> np.ndarray:
+    """A copy of the cached base vector with the stale parts (``s._obs_dirty``) recomputed."""
+    lay = s.game.observation_layout
+    start = lay["places"].start
+    o = base.copy()
+    d = s._obs_dirty
+    if d & DIRTY_SLOTS:
+        for sl in s._obs_dirty_slots:
+            _fill_slot(s, o, start, sl)
+    if d & DIRTY_SUPPLY:
+        _fill_supply(s, o, lay, start)
+    if d & DIRTY_COVE:
+        _fill_cove(s, o, lay)
+    if d & DIRTY_DOCKS:
+        _fill_docks(s, o, lay)
+    if d & DIRTY_SEQ:
+        _fill_seq(s, o, lay)
+    return o
 
 
 def _board_block(s: Any, p: int) -> np.ndarray:
@@ -262,6 +307,11 @@ def encode(s: Any, player: int) -> np.ndarray:
     base = s._obs_pub
     if base is None:
         base = s._obs_pub = _base_vector(s)
+        s._obs_dirty = 0
+    elif s._obs_dirty:
+        base = s._obs_pub = _patch_base(s, base)
+        s._obs_dirty = 0
+        s._obs_dirty_slots = []
     o = base.copy()
     n = g.num_players
     ones = [off.round + s.round]

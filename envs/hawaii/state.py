@@ -93,6 +93,7 @@ from .components import (
 )
 
 BUY, FISHING, ISLAND = 1, 2, 3
+DIRTY_SEQ, DIRTY_COVE, DIRTY_SUPPLY, DIRTY_DOCKS, DIRTY_SLOTS = 1, 2, 4, 8, 16  # observation.DIRTY_*
 GOD_SET = frozenset(GOD_TYPES)
 # VP accounts (for the score-recomputation invariant): round scoring (incl. Lono and the
 # sequence-space-1 bonus), spear VP, island VP, final village scoring.
@@ -331,6 +332,8 @@ class HawaiiState(State):
             self.current_player = self.order[self.turn_pos]
         self._mask = None
         self._obs_pub = None  # full-size base observation vector
+        self._obs_dirty = 0  # parts of it that are stale (observation.DIRTY_*)
+        self._obs_dirty_slots: list[int] = []
         self._obs_layout = None
         self._obs_board = [None] * n
         self._plc = [None] * n
@@ -1057,6 +1060,8 @@ class HawaiiState(State):
         s, c, t, side = self.c_slot, self.c_circle, self.c_tile, self.c_side
         tok = self.circles[s][c]
         self.circles[s][c] = -1
+        self._obs_dirty |= DIRTY_SLOTS | DIRTY_SUPPLY
+        self._obs_dirty_slots.append(s)
         self.held[p].append(tok)
         self.loc[p] = s
         on_buy = self.game.options["spear_bonus_on_buying_token"]
@@ -1095,7 +1100,7 @@ class HawaiiState(State):
         rows[r].append(t * 2 + side - 1)
         self._obs_board[p] = None
         self._plc[p] = None
-        self._obs_pub = None
+        self._obs_dirty |= DIRTY_SUPPLY
         self.own[p][t] += 1
         if side == 2:
             self.own2[p][t] += 1
@@ -1119,7 +1124,7 @@ class HawaiiState(State):
             self.supply[KAHUNA] -= 1
             self._obs_board[p] = None
             self._plc = [None] * len(self._plc)
-            self._obs_pub = None
+            self._obs_dirty |= DIRTY_SUPPLY
             self._gain(p, SHELLS, bonus[self.kahunas[p]])
             self.kahunas[p] += 1
             placed += 1
@@ -1133,7 +1138,7 @@ class HawaiiState(State):
             self.supply[TIKI] -= 1
             self._obs_board[p] = None
             self._plc = [None] * len(self._plc)
-            self._obs_pub = None
+            self._obs_dirty |= DIRTY_SUPPLY
             self._gain(p, FEET, bonus[self.tikis[p]])
             self.tikis[p] += 1
             placed += 1
@@ -1155,7 +1160,7 @@ class HawaiiState(State):
     def visit_island(self, p: int, d: int) -> None:
         """§12.5: dock VP at once, then the reward (free, side II), then boats and payment."""
         isl = self.docks[d]
-        self._obs_pub = None
+        self._obs_dirty |= DIRTY_DOCKS
         self.docks[d] = -1
         self.isl_stack.append(isl)
         self.isl_up.append(True)
@@ -1192,6 +1197,7 @@ class HawaiiState(State):
             k = self.c_fish
             taken = self.cove[:k]
             del self.cove[:k]
+            self._obs_dirty |= DIRTY_COVE
             self.fished[p].extend(taken)
             if self.game.options["spear_bonus_on_fish_token"]:
                 for t in taken:
@@ -1211,6 +1217,7 @@ class HawaiiState(State):
         tok = self.seq[space]
         if tok >= 0:
             self.seq[space] = -1
+            self._obs_dirty |= DIRTY_SEQ
             self.held[p].append(tok)
             if TOKEN_SPEAR[tok] and self.game.options["spear_bonus_on_pass_token"]:
                 self.acquire_spear_token(p)
@@ -1218,7 +1225,6 @@ class HawaiiState(State):
 
     def _end_turn(self) -> None:
         p = self.current_player
-        self._obs_pub = None
         if self.game.exchange_limit == "per_turn":
             self.exch_used[p][0] = self.exch_used[p][1] = 0
         self._reset_ctx()
@@ -1490,6 +1496,7 @@ class HawaiiState(State):
         s.pending_gain = self.pending_gain[:]
         s.irrig_queue = self.irrig_queue[:]
         s._obs_board = self._obs_board[:]
+        s._obs_dirty_slots = self._obs_dirty_slots[:]
         s._plc = self._plc[:]
         return s
 

@@ -125,6 +125,22 @@ def test_clone_is_independent_and_cached_observation_matches_fresh():
         s.apply(la[rng.integers(len(la))])
 
 
+def test_observations_requested_now_and_then_match_fresh_ones():
+    rng = np.random.default_rng(6)
+    for n in (2, 4):
+        g = HawaiiGame(n, place_set="B")
+        for seed in range(6):
+            s = g.new_state(seed)
+            while not s.is_terminal():
+                if rng.random() < 0.15:
+                    p = int(rng.integers(n))
+                    c = s.clone()
+                    c.refresh()
+                    assert np.array_equal(c.observe(p), s.observe(p))
+                la = s.legal_actions()
+                s.apply(la[rng.integers(len(la))])
+
+
 def _hide_shuffle(s: HawaiiState, rng: np.random.Generator) -> HawaiiState:
     """Change only what nobody has seen: god tiles below the tops, face-down island order."""
     t = s.clone()
