@@ -38,7 +38,6 @@ import numpy as np
 from ..core.game import Layout
 from . import actions as A
 from .components import (
-    FRUIT,
     GOD_TYPES,
     GODS_PLACE,
     ISLAND_KIND,
