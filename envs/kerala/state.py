@@ -603,6 +603,7 @@ class KeralaState(State):
         m = self._mask
         if m is None:
             m = self._mask = self._build_mask()
+            m.flags.writeable = False  # cached and shared with clones
         return m
 
     def is_legal(self, action: int) -> bool:
