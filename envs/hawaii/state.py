@@ -860,9 +860,13 @@ class HawaiiState(State):
             r = self.res[p]
             a1, a2 = self.huts_free(p)
             spend = g.exchange_limit != "per_payment"
-            nfs = range(x + 1) if ph == A.PAY else (self.pay_nf,)
+            nohut = a1 == 0 and a2 == 0
+            if ph == A.PAY:
+                nfs = ((0, x) if x else (0,)) if nohut else range(x + 1)
+            else:
+                nfs = (self.pay_nf,)
             for nf in nfs:
-                for nq in range(x - nf + 1):
+                for nq in ((0,) if nohut else range(x - nf + 1)):
                     use = self._pay_ok(r, a1, a2, x, rt, nf, nq)
                     if use is None:
                         continue
