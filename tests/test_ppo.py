@@ -203,7 +203,8 @@ FAST = {"rollout_steps": 256, "batch_size": 128, "n_epochs": 1}
 
 
 def short_run(game, out, timesteps: int = 512, **kw):
-    settings = {"opponents": "random:1", "timesteps": timesteps, "out_dir": out, "eval_games": 4,
+    settings = {"opponents": "random:1", "eval_against": ["random"], "timesteps": timesteps, "out_dir": out,
+                "eval_games": 4,
                 "final_eval_games": 4, "vec": "dummy", "tensorboard": False, "verbose": 0, "seed": 3, **FAST}
     settings.update(kw)
     return ppo.train(game, None, **settings)
@@ -240,6 +241,7 @@ def test_short_training_run_on_each_game(name, tmp_path):
     assert result.timesteps >= 512 and result.final_path.exists() and result.best_path.exists()
     check_checkpoint(result.final_path, game, result.timesteps)
     assert read_metadata(result.best_path)["training_steps"] <= result.timesteps
+    assert ppo.default_eval_against(game) == (["random", "heuristic"] if ppo.heuristic_available(game) else ["random"])
     rows = (tmp_path / "eval.csv").read_text().splitlines()
     assert rows[0].startswith("timesteps,wall_s,win_rate[random]") and len(rows) >= 3
     # The agent registry builds it too, by spec or by bare path.

@@ -375,10 +375,10 @@ def train(
     keep_last: int = 5,
     snapshot_freq: int | None = None,
     eval_against: Sequence[str] | None = None,
-    eval_games: int = 100,
+    eval_games: int = 50,
     eval_freq: int | None = None,
     eval_interval_s: float | None = None,
-    final_eval_games: int = 200,
+    final_eval_games: int = 100,
     seed: int = 0,
     n_envs: int = 2,
     vec: str = "auto",
@@ -403,7 +403,7 @@ def train(
             ``keep_last`` plus the best), drawn with total weight ``self_play_weight``
             (default: the fixed opponents' total, so half the seats; 1 without fixed opponents).
         eval_against / eval_games / eval_freq: periodic evaluation (games per opponent,
-            every ``eval_freq`` steps, default about 10 evaluations per run, or every
+            every ``eval_freq`` steps, default 5 evaluations per run, or every
             ``eval_interval_s`` seconds when given); ``eval_games=0`` turns it off.
         final_eval_games: games per opponent for the closing evaluation of best.zip (0: none).
         n_envs, vec: parallel envs, ``"auto"``/``"subproc"``/``"dummy"``.
@@ -445,7 +445,7 @@ def train(
         raise ValueError(f"net_arch must be a non-empty list of positive ints, got {net_arch!r}")
     n_steps = max(16, math.ceil(hp.pop("rollout_steps") / n_envs))
     if eval_freq is None:
-        eval_freq = max(n_steps * n_envs, timesteps // 10)
+        eval_freq = max(n_steps * n_envs, timesteps // 5)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     config = {"game": game.name, "config": game.config, "opponents": fixed, "timesteps": timesteps,

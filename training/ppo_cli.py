@@ -49,11 +49,11 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--reward-mode", choices=("win", "rank", "score"), default="win")
     p.add_argument("--eval-against", default=None, metavar="SPECS",
                    help="comma-separated evaluation opponents (default random,heuristic)")
-    p.add_argument("--eval-games", type=int, default=100, help="games per opponent at each evaluation (0: off)")
-    p.add_argument("--eval-freq", type=int, default=None, help="steps between evaluations (default: timesteps/10)")
+    p.add_argument("--eval-games", type=int, default=50, help="games per opponent at each evaluation (0: off)")
+    p.add_argument("--eval-freq", type=int, default=None, help="steps between evaluations (default: timesteps/5)")
     p.add_argument("--eval-every-seconds", type=float, default=None, metavar="S",
                    help="evaluate by the clock instead (useful with --time-limit)")
-    p.add_argument("--final-eval-games", type=int, default=200, help="games per opponent to evaluate best.zip")
+    p.add_argument("--final-eval-games", type=int, default=100, help="games per opponent to evaluate best.zip")
     p.add_argument("--net-arch", type=_widths, default=None, metavar="W,W",
                    help="hidden widths: first shared by actor and critic, the rest each's own")
     p.add_argument("--activation", choices=("tanh", "relu"), default="tanh")
