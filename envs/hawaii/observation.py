@@ -381,6 +381,6 @@ def encode(s: Any, player: int) -> np.ndarray:
         if p == s.current_player and not terminal:
             idx += [c + 66, c + 67]
             val += [a1 / 5, a2 / 5]
-    o[ones] = 1.0
-    o[idx] = val
+    o.put(ones, 1.0)
+    o.put(idx, val)
     return o
