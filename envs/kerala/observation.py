@@ -101,7 +101,7 @@ def code_features(game: KeralaGame) -> np.ndarray:
     return table
 
 
-def platform_block(state: KeralaState, player: int) -> tuple[np.ndarray, list[float]]:
+def platform_block(state: KeralaState, player: int) -> tuple[np.ndarray, np.ndarray]:
     """Planes 0-21 and the features of one platform, cached until that platform changes."""
     cached = state._enc[player]
     if cached is not None:
@@ -127,7 +127,8 @@ def platform_block(state: KeralaState, player: int) -> tuple[np.ndarray, list[fl
     enc[18, p2c[els[0]]] = 1.0
     enc[18, p2c[els[1]]] = 1.0
     enc[19] = enc[g.player_colours[player]]
-    cached = state._enc[player] = (enc.reshape(-1), player_features(state, player, len(stacks), sum(heights)))
+    feats = np.asarray(player_features(state, player, len(stacks), sum(heights)), dtype=np.float32)
+    cached = state._enc[player] = (enc.reshape(-1), feats)
     return cached
 
 
@@ -168,52 +169,72 @@ def player_features(state: KeralaState, player: int, positions: int, tiles: int)
     return feats
 
 
+def _tables(game: KeralaGame) -> dict:
+    """Per-configuration constants of the encoder (computed once per Game)."""
+    tab = getattr(game, "_kerala_obs_tables", None)
+    if tab is None:
+        lay = game.observation_layout
+        n = game.num_players
+        offer_idx = []  # per tile: positions set to 1 inside an offer slot
+        for t in range(C.NUM_GAME_TILES):
+            idx = [0, 1 + game.tile_colour[t], 6 + game.tile_kind[t]]
+            if game.tile_second[t] >= 0:
+                idx.append(13 + game.tile_second[t])
+            offer_idx.append(idx)
+        cip = np.zeros(C.NUM_COLOURS, dtype=np.float32)
+        cip[list(game.player_colours)] = 1.0
+        tab = {
+            "size": game.observation_shape[0],
+            "block": PLANES * game.num_cells,
+            "pending": lay["pending_cell"].start,
+            "players": lay["player_0"].start,
+            "offer": lay["offer"].start,
+            "unseen": lay["unseen"],
+            "cip": lay["colours_in_play"],
+            "cip_values": cip,
+            "globals": lay["globals"].start,
+            "offer_idx": offer_idx,
+            "n": n,
+        }
+        game._kerala_obs_tables = tab
+    return tab
+
+
 def encode(state: KeralaState, player: int) -> np.ndarray:
     """Player ``player``'s observation (a fresh float32 array)."""
     g = state.game
-    n = g.num_players
-    out = np.zeros(g.observation_shape, dtype=np.float32)
-    block = PLANES * g.num_cells
+    tab = _tables(g)
+    n = tab["n"]
+    out = np.zeros(tab["size"], dtype=np.float32)
+    block = tab["block"]
     acting = state.current_player
-    feats: list[float] = []
+    ones: list[int] = []
+    pbase = tab["players"]
     for i in range(n):
         p = (player + i) % n
         planes, pf = platform_block(state, p)
         out[i * block:(i + 1) * block] = planes
-        feats.extend(pf)
+        out[pbase + i * PLAYER_FEATURES:pbase + (i + 1) * PLAYER_FEATURES] = pf
     if acting == player:
-        cells = legal_cells(state)
-        if cells:
-            out[PLANE_LEGAL * g.num_cells + np.asarray(cells)] = 1.0
-    base = n * block
+        ones.extend(PLANE_LEGAL * g.num_cells + c for c in legal_cells(state))
     if state.pending >= 0:
-        out[base + g.pad_to_cell[state.pending]] = 1.0
-    base += g.num_cells
-    # players, offer, unseen, colours in play and globals are contiguous blocks: fill them at once
-    offer = [0.0] * (5 * OFFER_FEATURES)
-    tile_colour, tile_kind, tile_second = g.tile_colour, g.tile_kind, g.tile_second
+        ones.append(tab["pending"] + g.pad_to_cell[state.pending])
+    base = tab["offer"]
+    offer_idx = tab["offer_idx"]
     for slot, t in enumerate(state.offer):
-        b = slot * OFFER_FEATURES
-        offer[b] = 1.0
-        offer[b + 1 + tile_colour[t]] = 1.0
-        offer[b + 6 + tile_kind[t]] = 1.0
-        if tile_second[t] >= 0:
-            offer[b + 13 + tile_second[t]] = 1.0
-    feats.extend(offer)
-    feats.extend([u * 0.125 for u in state.unseen])
-    cip = [0.0] * C.NUM_COLOURS
-    for c in g.player_colours:
-        cip[c] = 1.0
-    feats.extend(cip)
-    glob = [0.0] * GLOBAL_FEATURES
-    glob[0] = len(state.bag) / 100.0
-    glob[1] = min(state.round / g.total_rounds, 1.0)
-    glob[2 + (state.start_seat - player) % n] = 1.0
-    glob[7 + (player - state.start_seat) % n] = 1.0
+        b = base + slot * OFFER_FEATURES
+        ones.extend(b + k for k in offer_idx[t])
+    out[tab["unseen"]] = state.unseen
+    out[tab["unseen"]] *= 0.125
+    out[tab["cip"]] = tab["cip_values"]
+    gb = tab["globals"]
+    ones.append(gb + 2 + (state.start_seat - player) % n)
+    ones.append(gb + 7 + (player - state.start_seat) % n)
     if acting >= 0:
-        glob[12 + (acting - player) % n] = 1.0
-        glob[17 + state.phase] = 1.0
-    glob[22 + n - 2] = 1.0
-    feats.extend(glob)
-    out[base:] = feats
+        ones.append(gb + 12 + (acting - player) % n)
+        ones.append(gb + 17 + state.phase)
+    ones.append(gb + 22 + n - 2)
+    out[ones] = 1.0
+    out[gb] = len(state.bag) / 100.0
+    out[gb + 1] = min(state.round / g.total_rounds, 1.0)
     return out
