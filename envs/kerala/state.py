@@ -20,6 +20,20 @@ Representation (cheap to clone, no deepcopy):
 * the bag is a list of tile ids; each round's offer is drawn from it with the
   state's own :class:`Rng`, so a clone replays the same future and
   :meth:`determinize` only needs to resample what nobody has seen.
+
+Choices made where the rules file leaves room (each documented again where it is coded):
+
+* seat ``i`` plays colour ``i`` (blue, black, green, purple, red): colours are symmetric;
+* the offer is kept sorted by tile type, slots index the remaining tiles, and of
+  identical tiles only the first slot is offered (rules file §13.4);
+* an action tile whose action has no legal use (no free tile for move-elephant, no
+  legal stack move for move-tile) lapses without a decision;
+* turning a moved stack turns all its edge tiles together, as turning the physical
+  stack would; the decision is offered only when the top tile is an edge tile (§13.2);
+* scoring does not take tiles off the platforms: :meth:`KeralaState.platform_score`
+  reports the kept areas and the removals, so the final position stays on display;
+* A-15 (a short final offer; players facing an empty offer skip) is the only
+  behaviour and needs no option: it cannot arise with the official tile counts.
 """
 
 from __future__ import annotations
