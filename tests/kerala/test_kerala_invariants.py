@@ -179,3 +179,45 @@ def test_corrupt_saved_states(kit):
         with pytest.raises(CorruptStateError):
             KeralaState.from_json(json.dumps(bad))
     assert KeralaState.from_json(json.dumps(doc)).to_json() == text
+
+
+def test_observation_matches_engine(kit):
+    """The observation's platform planes and score features describe the engine's position."""
+    game = kit.Game(3)
+    lay = game.observation_layout
+    ncell = game.num_cells
+    s = game.new_state(8)
+    kit.play_random(s, np.random.default_rng(6), steps=70)
+    for player in range(3):
+        obs = s.observe(player)
+        for i in range(3):
+            p = (player + i) % 3
+            planes = obs[lay[f"platform_{i}"]].reshape(23, ncell)
+            sc = s.platform_score(p)
+            occupied = {game.pad_to_cell[c] for c in s.stacks[p]}
+            assert set(np.flatnonzero(planes[5])) == occupied
+            kept = {game.pad_to_cell[c] for c in sc.kept_cells()}
+            assert set(np.flatnonzero(planes[20])) == kept
+            assert set(np.flatnonzero(planes[18])) == {game.pad_to_cell[c] for c in s.elephants[p]}
+            feats = obs[lay[f"player_{i}"]]
+            assert feats[game.player_colours[p]] == 1.0
+            assert feats[15] == pytest.approx(sc.missing / 5.0)
+            assert feats[16] == pytest.approx(min(max((sc.total + 40) / 100.0, 0.0), 1.0))
+        legal_plane = obs[lay["platform_0"]].reshape(23, ncell)[22]
+        assert legal_plane.any() == (player == s.current_player)
+
+
+def test_invalidate_after_hand_edits(kit):
+    """Tests and tools may edit public fields; invalidate() recomputes every derived value."""
+    game = kit.Game(2)
+    s = game.new_state(1)
+    before = s.scores()[0]
+    tile = s.bag.pop()
+    s.stacks[0][game.cell_of(0, 1)] = (tile * 4,)
+    s.elephants[0] = [game.cell_of(0, 1), game.start_cell]  # unsorted on purpose
+    s.invalidate()
+    assert s.elephants[0] == sorted(s.elephants[0])
+    s.validate()
+    sym = game.tile_symbols[tile]
+    assert s.scores()[0] in (before + sym + 5, before + sym)  # a new colour (+5 back) or the own colour
+    assert sum(s.unseen) == len(s.bag) + len(s.removed)
