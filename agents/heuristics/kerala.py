@@ -94,7 +94,7 @@ class KeralaHeuristic(Agent):
         els = state.elephants[p]
         best, best_a = -1e9, int(legal[0])
         pass_action = None
-        cache: dict[tuple[int, int, int], float] = {}
+        cache: dict[tuple[int, int, int, int], float] = {}
         for a in legal.tolist():
             if a >= PICK_IDS:
                 pass_action = a if pass_action is None else pass_action
@@ -102,7 +102,7 @@ class KeralaHeuristic(Agent):
             slot, e, d, o = a >> 5, (a >> 4) & 1, (a >> 2) & 3, a & 3
             tile = state.offer[slot]
             q = els[e] + g.delta[d]
-            key = (g.tile_type[tile], q, o)
+            key = (g.tile_type[tile], q, o, e)
             v = cache.get(key)
             if v is None:
                 trial = dict(stacks)
