@@ -76,96 +76,127 @@ class HawaiiHeuristic(Agent):
     def _rounds_left(self, s: Any) -> int:
         return NUM_ROUNDS - 1 - s.round  # income events still to come
 
-    def _best_row(self, s: Any, p: int, t: int) -> int:
-        rows = s.village_rows_for(p, t)
-        if not rows:
-            return -1
-        existing = [r for r in rows if r < len(s.rows[p])]
-        if existing:
-            # grow the longest village that can take the tile (villages must reach a Tiki)
-            return max(existing, key=lambda r: (s.row_columns(s.rows[p][r]), -r))
-        return rows[0]
-
-    def _row_scored_chance(self, s: Any, p: int, r: int, extra_cols: int = 1) -> float:
-        if r >= len(s.rows[p]):
-            cols = extra_cols
-        else:
-            cols = s.row_columns(s.rows[p][r]) + extra_cols
+    # The realm is judged by a potential: every village's end-game VP as if it were scored, weighted
+    # by how likely it is to reach under a Tiki (its gap in columns, and the rounds left to close it).
+    def _reach(self, s: Any, cols: int, tikis: int) -> float:
         k = s.game.options["tiki_space1_column"]
-        gap = k + 1 - cols - s.tikis[p]
-        if gap <= 0 and s.tikis[p] > 0:
+        gap = k + 1 - cols - tikis
+        if tikis == 0:
+            gap = max(gap, 1) + 1  # no village counts before a first Tiki
+        if gap <= 0:
             return 1.0
-        return max(0.15, 1.0 - 0.12 * gap)
+        left = self._rounds_left(s) + 1  # rounds in which to buy tiles or Tikis
+        return max(0.0, 0.8 ** gap * min(1.0, left * 2.5 / (gap + 1)))
+
+    def potential(self, s: Any, p: int, rows: list[list[int]], kahunas: int, tikis: int, boats: int) -> float:
+        o = s.game.options
+        width = s.game.long_hut_width
+        reach = []
+        for row in rows:
+            cols = len(row) + (width - 1 if (2 * LONG_HUT in row or 2 * LONG_HUT + 1 in row) else 0)
+            reach.append(self._reach(s, cols, tikis))
+        symbols = surfers = 0.0
+        for q, row in zip(reach, rows):
+            for code in row:
+                t = code >> 1
+                if t in FRUIT_TYPES:
+                    symbols += q * (1 + (code & 1))
+                elif t == SURFER:
+                    surfers += q
+        total = 0.0
+        for r, row in enumerate(rows):
+            v = o["kahuna_vp"][r] if r < kahunas else 0
+            nfruit = sum(1 for code in row if (code >> 1) in FRUIT_TYPES)
+            for code in row:
+                t, side = code >> 1, (code & 1) + 1
+                if t == LONG_HUT and side == 2:
+                    v += 5
+                elif t == HULA:
+                    v += side * len(row)
+                elif t == IRRIGATION:
+                    v += o["irrigation_vp"][min(nfruit, 4)]
+                elif t == LAKA:
+                    v += side * symbols
+                elif t == KANALOA:
+                    v += 2 * side * (boats + surfers)
+            total += reach[r] * v
+        # Kahunas in front of villages not founded yet still count a little
+        for r in range(len(rows), kahunas):
+            total += 0.25 * o["kahuna_vp"][r]
+        return total
+
+    def _realm(self, s: Any, p: int) -> tuple[list[list[int]], int, int, int]:
+        return [row[:] for row in s.rows[p]], s.kahunas[p], s.tikis[p], len(s.boats[p])
+
+    def _base_potential(self, s: Any, p: int) -> float:
+        rows, k, t, b = self._realm(s, p)
+        return self.potential(s, p, rows, k, t, b)
+
+    def _best_row(self, s: Any, p: int, t: int, side: int = 1) -> tuple[int, float]:
+        """The village where tile t adds most potential, and that gain."""
+        rows_ok = s.village_rows_for(p, t)
+        if not rows_ok:
+            return -1, -100.0
+        base = self._base_potential(s, p)
+        best = (-1, -1e9)
+        for r in rows_ok:
+            rows, k, ti, b = self._realm(s, p)
+            if r == len(rows):
+                rows.append([])
+            rows[r].append(t * 2 + side - 1)
+            gain = self.potential(s, p, rows, k, ti, b) - base
+            if r == len(s.rows[p]):
+                gain -= 1.0 if len(s.rows[p]) >= 2 else 0.0  # a new village is slow to reach the Tikis
+            else:
+                gain += 0.05 * len(s.rows[p][r])  # grow long villages
+            if gain > best[1]:
+                best = (r, gain)
+        return best
 
     def tile_value(self, s: Any, p: int, t: int, side: int) -> float:
-        """Rough VP value of owning tile t (side 1/2; Kahuna/Tiki side 2 = two tiles)."""
+        """VP value of owning tile t (side 1/2; Kahuna/Tiki side 2 = two tiles): potential gain plus income."""
         left = self._rounds_left(s)
-        late = s.round >= NUM_ROUNDS - 1
+        base = self._base_potential(s, p)
+        rows, k, ti, b = self._realm(s, p)
         o = s.game.options
         if t == TIKI:
-            room = TIKI_SPACES - s.tikis[p]
-            count = min(side, room)
-            per = 9.0 if s.tikis[p] < 3 else 5.0
-            return per * count
+            n = min(side, TIKI_SPACES - ti)
+            bonus = sum(o["tiki_bonus_feet"][ti + i] for i in range(n)) * FOOT_VP
+            early = sum(3.0 if ti + i == 0 else (1.0 if ti + i < 3 else 0.3) for i in range(n))
+            return self.potential(s, p, rows, k, ti + n, b) - base + bonus + early
         if t == KAHUNA:
-            v = 0.0
-            for k in range(min(side, KAHUNA_SPACES - s.kahunas[p])):
-                r = s.kahunas[p] + k
-                v += o["kahuna_vp"][r] * self._row_scored_chance(s, p, r, 0) * 0.8
-                v += o["kahuna_bonus_shells"][r] * SHELL_VP
-            return v
+            n = min(side, KAHUNA_SPACES - k)
+            bonus = sum(o["kahuna_bonus_shells"][k + i] for i in range(n)) * SHELL_VP
+            return self.potential(s, p, rows, k + n, ti, b) - base + bonus
         if t == BOAT:
-            kan = s.side_of(p, KANALOA)
-            return (1.5 if not late else 0.3) + 2 * kan
-        row = self._best_row(s, p, t)
+            return self.potential(s, p, rows, k, ti, b + 1) - base + (1.0 if left else 0.2)
+        row, gain = self._best_row(s, p, t, side)
         if row < 0:
             return -100.0
-        chance = self._row_scored_chance(s, p, row)
-        grow = 1.2 * chance  # a tile moves its village towards the Tikis
-        if row == len(s.rows[p]):
-            grow = 2.0 if len(s.rows[p]) < 2 else 0.5
-        base = 0.0
+        v = gain
         if t == SHELL_HUT:
-            base = left * side * 1.0 * SHELL_VP * 2
+            v += left * side * SHELL_VP * 1.5
         elif t == FOOT_HUT:
-            base = left * side * 1.0 * FOOT_VP * 2
+            v += left * side * FOOT_VP * 1.5
         elif t == SPEAR_HUT:
-            base = (left + 1) * side * 1.0
+            v += (left + 1) * side * 1.0
         elif t == EXCHANGE_HUT:
-            base = 0.5 + 0.3 * left
-        elif t == LONG_HUT:
-            base = 2.0 * chance + (5 * chance if side == 2 else 0)
-        elif t == IRRIGATION:
-            nf = sum(1 for c in s.rows[p][row] if (c >> 1) in FRUIT_TYPES) if row < len(s.rows[p]) else 0
-            base = o["irrigation_vp"][min(nf + 1, 4)] * chance + (left * 1.0 if side == 2 else 0)
-        elif t == HULA:
-            n = len(s.rows[p][row]) + 3 if row < len(s.rows[p]) else 3
-            base = n * side * chance
+            v += 0.3 * left
+        elif t == IRRIGATION and side == 2:
+            v += left * 0.5
         elif t in FRUIT_TYPES:
-            base = left * side * 0.9
-            if row < len(s.rows[p]):
-                codes = [c >> 1 for c in s.rows[p][row]]
-                if IRRIGATION in codes:
-                    base += 3 * chance
-            if s.side_of(p, LAKA):
-                base += side * chance
+            v += left * side * 0.5
         elif t == SURFER:
-            base = (left + 1) * side * 1.2 + 2 * s.side_of(p, KANALOA) * chance
+            v += (left + 1) * side * 1.2
         elif t == LONO:
-            base = (left + 1) * 2 * side * 0.8
+            v += (left + 1) * 2 * side * 0.7
         elif t == KANE:
-            base = left * side * SHELL_VP + 3
+            v += left * side * SHELL_VP * 1.5 + 2
         elif t == KU:
-            base = (left + 1) * side * 0.8 + left * FOOT_VP
+            v += (left + 1) * side * 0.8 + left * FOOT_VP
         elif t == PELE:
-            base = left * 1.5 * side
-        elif t == LAKA:
-            sym = sum(1 + (c & 1) for rr in s.rows[p] for c in rr if (c >> 1) in FRUIT_TYPES)
-            base = side * (sym + 2) * chance
-        elif t == KANALOA:
-            n = len(s.boats[p]) + s.own[p][SURFER]
-            base = 2 * side * (n + 1) * chance
-        return base + grow
+            v += left * 1.2 * side
+        return v + 0.6  # every tile is a column towards the Tikis
 
     # ---------------------------------------------------------------- choices
     def _need(self, s: Any, p: int) -> float:
@@ -176,9 +207,10 @@ class HawaiiHeuristic(Agent):
         need = self._need(s, p)
         if need <= 0:
             return 0.3 * v
+        vp1, vp2, vp3 = s.game.options["round_vp"][s.round]
         val = 0.6 * min(v, need)
         if v >= need:
-            val += 3.0
+            val += vp3 + 0.3 * (vp1 - vp3)  # reaching the target scores at least the check-mark VP
         return val
 
     def _best_buy(self, s: Any, p: int) -> tuple[float, tuple[int, int, int, int]] | None:
@@ -280,7 +312,7 @@ class HawaiiHeuristic(Agent):
                 return off + plan[3] - 1
             return int(legal[-1])
         if ph == A.ROW:
-            r = self._best_row(s, p, s.c_tile)
+            r, _ = self._best_row(s, p, s.c_tile, s.c_side or 2)
             if r >= 0 and mask[off + r]:
                 return off + r
         if ph in (A.PAY, A.SPLIT):
