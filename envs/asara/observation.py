@@ -254,18 +254,6 @@ def _scaled(values: list, scale: np.ndarray) -> np.ndarray:
     return a
 
 
-def _areas_block(s: AsaraState, sc: np.ndarray) -> np.ndarray:
-    g = s.game
-    st = g.area_start
-    nsp = g.area_spaces
-    card = s.sp_card
-    v = [0.0] * (len(LIMITED_AREAS) * 7)
-    for i, a in enumerate(LIMITED_AREAS):
-        v[i * 7 + s.lead[a] + 1] = 1.0
-        v[i * 7 + 6] = card[st[a]: st[a] + nsp[a]].count(5)
-    return _scaled(v, sc)
-
-
 def _tower_block(s: AsaraState, q: int, sc: np.ndarray) -> np.ndarray:
     S = s.game.slots
     tw = s.towers
@@ -298,45 +286,6 @@ def _tower_block(s: AsaraState, q: int, sc: np.ndarray) -> np.ndarray:
     return _scaled(v, sc)
 
 
-def _head(s: AsaraState, p: int, g: AsaraGame, rel: list[int]) -> np.ndarray:
-    """meta + pending (they change at every decision)."""
-    n = g.num_players
-    v = [0.0] * (26 + 63 + 3 * MAX_SEATS)
-    v[s.year - 1] = 1.0
-    v[4 + n - 2] = 1.0
-    if g.pro:
-        v[7] = 1.0
-    if s.phase < NUM_PHASES:
-        v[8 + s.phase] = 1.0
-    v[17 + rel[s.caliph]] = 1.0
-    v[21 + rel[s.start_player]] = 1.0
-    v[25] = s.turn_no
-    o = 26
-    if s.p_area >= 0:
-        v[o + s.p_area] = 1.0
-    v[o + 17 + s.b_left] = 1.0
-    if s.phase == 6:
-        v[o + 25 + s.p_space - g.area_start[C.CIRCLE]] = 1.0
-        v[o + 32: o + 37] = s.open_
-    if s.p_fee:
-        v[o + 37] = 1.0
-    if s.p_pile >= 0:
-        v[o + 38 + s.p_pile] = 1.0
-    if s.p_cards >= 0 and s.phase == 2 and s.current_player == p:
-        v[o + 42 + s.p_cards] = 1.0
-    v[o + 62] = s.lit_keep_left
-    hide = g.options["human_realistic_obs"]
-    o = 26 + 63
-    money, pp, hand_n = s.money, s.pp, s.hand_n
-    for q in range(n):
-        b = o + 3 * rel[q]
-        if q == p or not hide:
-            v[b] = money[q]
-        v[b + 1] = pp[q]
-        v[b + 2] = hand_n[q]
-    return _scaled(v, g._obs_scale_vec[: 26 + 63 + 3 * MAX_SEATS])
-
-
 def encode(s: AsaraState, p: int) -> np.ndarray:
     """Player p's information state (see the module docstring for the blocks).
 
@@ -344,41 +293,109 @@ def encode(s: AsaraState, p: int) -> np.ndarray:
     """
     g = s.game
     n = g.num_players
+    rel = [(q - p) % n for q in range(n)]
+    body = s._oc_body.get(p)
+    if body is None:
+        body = s._oc_body[p] = _body(s, p, g, rel)
+    out = np.concatenate((_ZERO_HEAD, body))
+    # the head (meta, pending, seats) changes at every decision: write its few non-zero entries
+    idx = [s.year - 1, 4 + n - 2, 17 + rel[s.caliph], 21 + rel[s.start_player], 25]
+    val = [1.0, 1.0, 1.0, 1.0, min(s.turn_no / 30.0, 1.0)]
+    if g.pro:
+        idx.append(7)
+        val.append(1.0)
+    phase = s.phase
+    if phase < NUM_PHASES:
+        idx.append(8 + phase)
+        val.append(1.0)
+    o = 26
+    if s.p_area >= 0:
+        idx.append(o + s.p_area)
+        val.append(1.0)
+    idx.append(o + 17 + s.b_left)
+    val.append(1.0)
+    if phase == 6:
+        idx.append(o + 25 + s.p_space - g.area_start[C.CIRCLE])
+        val.append(1.0)
+        for m in range(5):
+            if s.open_[m]:
+                idx.append(o + 32 + m)
+                val.append(1.0)
+    if s.p_fee:
+        idx.append(o + 37)
+        val.append(1.0)
+    if s.p_pile >= 0:
+        idx.append(o + 38 + s.p_pile)
+        val.append(1.0)
+    if s.p_cards >= 0 and phase == 2 and s.current_player == p:
+        idx.append(o + 42 + s.p_cards)
+        val.append(1.0)
+    if s.lit_keep_left:
+        idx.append(o + 62)
+        val.append(1.0)
+    o = 26 + 63
+    hide = g.options["human_realistic_obs"]
+    money, pp, hand_n = s.money, s.pp, s.hand_n
+    for q in range(n):
+        b = o + 3 * rel[q]
+        idx += (b, b + 1, b + 2)
+        val += (min(money[q] / 100.0, 1.0) if q == p or not hide else 0.0, min(pp[q] / 150.0, 1.0),
+                min(hand_n[q] / 12.0, 1.0))
+    out[idx] = val
+    return out
+
+
+_ZERO_HEAD = np.zeros(26 + 63 + 3 * MAX_SEATS, dtype=np.float32)
+
+
+def _body(s: AsaraState, p: int, g: AsaraGame, rel: list[int]) -> np.ndarray:
+    """Everything after the head; changes only when cards, tiles or towers move."""
+    n = g.num_players
     lay = g.observation_layout
     sc = g._obs_scale_vec
-    rel = [(q - p) % n for q in range(n)]
-    pieces = [_head(s, p, g, rel)]
     cc = s._oc_cards
-    a = cc.get("board")
-    if a is None:
-        a = cc["board"] = _areas_block(s, sc[lay["areas"]])
-    pieces.append(a)
-    key = ("spaces", p)
-    a = cc.get(key)
-    if a is None:
-        own = s.sp_owner
-        v = [0.0] * (2 * len(own) + 1)
-        for j, o in enumerate(own):
-            if o >= 0:
-                v[2 * j] = 1.0
-                if o == p:
-                    v[2 * j + 1] = 1.0
-        v[-1] = sum(s.five_by)
-        a = cc[key] = _scaled(v, sc[lay["spaces"].start: lay["five"].stop])
-    pieces.append(a)
-    key = ("laid", p)
-    a = cc.get(key)
-    if a is None:
-        v = [0] * (6 * MAX_SEATS)
-        for q in range(n):
-            b = rel[q] * 6
-            v[b: b + 5] = s.laid_up[q * 5: q * 5 + 5]
-            v[b + 5] = sum(s.laid_down[q * 5: q * 5 + 5])
-        a = cc[key] = _scaled(v, sc[lay["cards_laid"]])
-    pieces.append(a)
+    # areas, spaces, five, cards_laid: one contiguous run
+    areas = cc.get("areas_raw")
+    if areas is None:
+        st = g.area_start
+        nsp = g.area_spaces
+        card = s.sp_card
+        areas = [0.0] * (len(LIMITED_AREAS) * 7)
+        for i, a in enumerate(LIMITED_AREAS):
+            areas[i * 7 + s.lead[a] + 1] = 1.0
+            areas[i * 7 + 6] = card[st[a]: st[a] + nsp[a]].count(5)
+        cc["areas_raw"] = areas
+    own = s.sp_owner
+    sp = [0.0] * (2 * len(own))
+    for j, o in enumerate(own):
+        if o >= 0:
+            sp[2 * j] = 1.0
+            if o == p:
+                sp[2 * j + 1] = 1.0
+    laid = [0] * (6 * MAX_SEATS)
+    lu, ld = s.laid_up, s.laid_down
+    for q in range(n):
+        b = rel[q] * 6
+        laid[b: b + 5] = lu[q * 5: q * 5 + 5]
+        laid[b + 5] = sum(ld[q * 5: q * 5 + 5])
+    front = _scaled(areas + sp + [sum(s.five_by)] + laid, sc[lay["areas"].start: lay["cards_laid"].stop])
+    # private and belief
+    v = s.hand[p * 5: p * 5 + 5] + ld[p * 5: p * 5 + 5] + s.lit_res[p * 5: p * 5 + 5] + [0] * 10
+    if s.lit_stack:
+        bit = 1 << p
+        for j, m in enumerate(s.lit_stack):
+            if s.lit_seen[j] & bit:
+                v[15 + m] += 1
+    if s.current_player == p:
+        for m in s.lit_drawn:
+            v[20 + m] += 1
+    v += s.unseen_cards(p)
+    v.append(len(s.deck))
+    back = _scaled(v, sc[lay["private"].start: lay["belief"].stop])
+    # tiles: displays and piles, then the seats' reserves and towers
     tc = s._oc_tiles
-    a = tc.get("dp")
-    if a is None:
+    dp = tc.get("dp")
+    if dp is None:
         v = list(s.display) + [0] * (C.NUM_KINDS + 5)
         o = C.NUM_KINDS
         for t in range(4):
@@ -387,41 +404,31 @@ def encode(s: AsaraState, p: int) -> np.ndarray:
                 v[o + t * 10 + x] = pile.count(x)
             v[o + C.NUM_KINDS + t] = len(pile)
         v[-1] = len(s.lit_stack)
-        a = tc["dp"] = _scaled(v, sc[lay["displays"].start: lay["piles"].stop])
-    pieces.append(a)
-    hide = g.options["human_realistic_obs"]
-    ts = C.NUM_KINDS
-    for i in range(n):
-        q = (p + i) % n
-        sl = lay[f"player_{i}"]
-        b = sl.start
-        if q == p or not hide:
-            key = ("res", q)
-            a = tc.get(key)
+        dp = tc["dp"] = _scaled(v, sc[lay["displays"].start: lay["piles"].stop])
+    key = ("players", p)
+    players = tc.get(key)
+    if players is None:
+        pieces = []
+        hide = g.options["human_realistic_obs"]
+        ts = C.NUM_KINDS
+        for i in range(n):
+            q = (p + i) % n
+            sl = lay[f"player_{i}"]
+            b = sl.start
+            if q == p or not hide:
+                k2 = ("res", q)
+                a = tc.get(k2)
+                if a is None:
+                    a = tc[k2] = _scaled(s.reserve[q * C.NUM_KINDS: (q + 1) * C.NUM_KINDS], sc[b: b + ts])
+                pieces.append(a)
+            else:
+                pieces.append(np.zeros(C.NUM_KINDS, dtype=np.float32))
+            k2 = ("tw", q)
+            a = tc.get(k2)
             if a is None:
-                a = tc[key] = _scaled(s.reserve[q * C.NUM_KINDS: (q + 1) * C.NUM_KINDS], sc[b: b + ts])
+                a = tc[k2] = _tower_block(s, q, sc[b + ts: sl.stop])
             pieces.append(a)
-        else:
-            pieces.append(np.zeros(C.NUM_KINDS, dtype=np.float32))
-        key = ("tw", q)
-        a = tc.get(key)
-        if a is None:
-            a = tc[key] = _tower_block(s, q, sc[b + ts: sl.stop])
-        pieces.append(a)
-    if n < MAX_SEATS:
-        pieces.append(np.zeros(lay["player_3"].stop - lay[f"player_{n}"].start, dtype=np.float32))
-    key = ("priv", p)
-    a = cc.get(key)
-    if a is None:
-        v = s.hand[p * 5: p * 5 + 5] + s.laid_down[p * 5: p * 5 + 5] + s.lit_res[p * 5: p * 5 + 5] + [0] * 10
-        bit = 1 << p
-        for j, m in enumerate(s.lit_stack):
-            if s.lit_seen[j] & bit:
-                v[15 + m] += 1
-        if s.current_player == p:
-            for m in s.lit_drawn:
-                v[20 + m] += 1
-        v += s.unseen_cards(p) + [len(s.deck)]
-        a = cc[key] = _scaled(v, sc[lay["private"].start: lay["belief"].stop])
-    pieces.append(a)
-    return np.concatenate(pieces)
+        if n < MAX_SEATS:
+            pieces.append(np.zeros(lay["player_3"].stop - lay[f"player_{n}"].start, dtype=np.float32))
+        players = tc[key] = np.concatenate(pieces)
+    return np.concatenate((front, dp, players, back))

@@ -398,6 +398,7 @@ class AsaraState(State):
         self._legal = None
         self._oc_cards: dict = {}  # observation blocks that depend on cards (see observation.encode)
         self._oc_tiles: dict = {}  # observation blocks that depend on tiles and towers
+        self._oc_body: dict = {}  # per observer: everything after the per-decision head
 
     # tower helpers ---------------------------------------------------------------
     def tower_index(self, p: int, m: int, slot: int) -> int:
@@ -553,8 +554,13 @@ class AsaraState(State):
 
     def build_reach(self, p: int) -> int:
         """Bitmask of the section counts k (0..7) that player p could build right now."""
-        res = self.build_resources(p)
-        return completable_reach(C.NUM_PLOTS, [0] * NF, *res, self.game.options["lit_on_new_window"])
+        key = ("reach", p)
+        reach = self._oc_tiles.get(key)  # depends only on p's reserve, lit windows and towers
+        if reach is None:
+            res = self.build_resources(p)
+            reach = completable_reach(C.NUM_PLOTS, [0] * NF, *res, self.game.options["lit_on_new_window"])
+            self._oc_tiles[key] = reach
+        return reach
 
     def area_mask(self) -> list[bool]:
         """Rules 5.1-5.2, 9: which of the 17 area ids the current player may choose."""
@@ -659,7 +665,7 @@ class AsaraState(State):
 
     def place_buyer(self, p: int, area: int, card: int, space: int) -> None:
         """Lay the card(s): a single face up (face down on the 5-Asari building), or a pair face down."""
-        self._oc_cards = {}  # board, beliefs and p's private block all change
+        self._reset_cards()  # board, beliefs and p's private block all change
         h = self.hand
         o5 = p * 5
         if card < 5:
@@ -686,17 +692,25 @@ class AsaraState(State):
         self.p_space = gi
 
     # -- observation caches: replaced, never mutated, since clones share them -----------
+    def _reset_cards(self) -> None:
+        self._oc_cards = {}
+        self._oc_body = {}
+
     def _drop_cards(self, *keys: Any) -> None:
         d = dict(self._oc_cards)
         for k in keys:
             d.pop(k, None)
         self._oc_cards = d
+        self._oc_body = {}
 
     def _drop_tiles(self, *keys: Any) -> None:
-        d = dict(self._oc_tiles)
+        d = {k: v for k, v in self._oc_tiles.items() if k[0] != "players"}  # seat blocks hold res/tw
         for k in keys:
             d.pop(k, None)
+            if k[0] in ("res", "tw"):
+                d.pop(("reach", k[1]), None)
         self._oc_tiles = d
+        self._oc_body = {}
 
     # -- the moves (rules 5.3-5.7, 9) ---------------------------------------------------
     def pay_out(self, p: int, amount: int) -> None:
@@ -940,7 +954,7 @@ class AsaraState(State):
     def recruit_buyers(self, p: int) -> None:
         """Rules 9.1 / A-27: pay the space's fee and draw up to 2 cards from the undealt deck."""
         g = self.game
-        self._oc_cards = {}  # p's hand and the public deck size change
+        self._reset_cards()  # p's hand and the public deck size change
         self.money[p] -= g.recruit_fees[self.p_space - g.area_start[C.RECRUIT]]
         for _ in range(min(C.RECRUIT_DRAW, len(self.deck))):
             self.hand[p * 5 + self.deck.pop()] += 1
@@ -953,7 +967,7 @@ class AsaraState(State):
             self.end_turn()
             return
         fee, shown, keep = C.LIT_OFFERS[i]
-        self._oc_cards = {}  # windows known in the stack change for everyone
+        self._reset_cards()  # windows known in the stack change for everyone
         self._drop_tiles("dp")
         self.money[p] -= fee
         k = min(shown, len(self.lit_stack))
@@ -964,7 +978,7 @@ class AsaraState(State):
 
     def keep_lit_window(self, p: int, m: int) -> None:
         """Keep one drawn window; after the last, the rest go to the bottom in random order (A-28)."""
-        self._oc_cards = {}
+        self._reset_cards()
         self._drop_tiles("dp", ("tw", p))
         self.lit_drawn.remove(m)
         self.lit_res[p * NF + m] += 1
@@ -1142,13 +1156,9 @@ class AsaraState(State):
 
     def unseen_cards(self, p: int) -> list[int]:
         """Per suit, cards p has not seen: in other hands, others' face-down cards or the deck."""
-        g = self.game
-        n = g.num_players
-        out = []
-        for s in range(5):
-            up = sum(self.laid_up[q * 5 + s] for q in range(n))
-            out.append(g.cards_per_suit - self.hand[p * 5 + s] - up - self.laid_down[p * 5 + s])
-        return out
+        cps = self.game.cards_per_suit
+        lu, h, ld = self.laid_up, self.hand, self.laid_down
+        return [cps - h[p * 5 + s] - sum(lu[s::5]) - ld[p * 5 + s] for s in range(5)]
 
     def determinize(self, player: int, rng: Any = None) -> AsaraState:
         """A full state consistent with what ``player`` knows (rules file 14.2).
@@ -1235,6 +1245,7 @@ class AsaraState(State):
         d["_legal"] = self._legal
         d["_oc_cards"] = self._oc_cards
         d["_oc_tiles"] = self._oc_tiles
+        d["_oc_body"] = self._oc_body
         return s
 
     def _to_dict(self) -> dict[str, Any]:
