@@ -365,13 +365,20 @@ def _body(s: AsaraState, p: int, g: AsaraGame, rel: list[int]) -> np.ndarray:
             areas[i * 7 + s.lead[a] + 1] = 1.0
             areas[i * 7 + 6] = card[st[a]: st[a] + nsp[a]].count(5)
         cc["areas_raw"] = areas
-    own = s.sp_owner
-    sp = [0.0] * (2 * len(own))
-    for j, o in enumerate(own):
-        if o >= 0:
-            sp[2 * j] = 1.0
-            if o == p:
-                sp[2 * j + 1] = 1.0
+    occ = cc.get("occ_raw")
+    if occ is None:  # occupancy bits, and per player the spaces he holds
+        own = s.sp_owner
+        occ = [0.0] * (2 * len(own))
+        held: list[list[int]] = [[] for _ in range(n)]
+        for j, o in enumerate(own):
+            if o >= 0:
+                occ[2 * j] = 1.0
+                held[o].append(2 * j + 1)
+        cc["occ_raw"] = occ
+        cc["held"] = held
+    sp = occ[:]
+    for j in cc["held"][p]:
+        sp[j] = 1.0
     laid = [0] * (6 * MAX_SEATS)
     lu, ld = s.laid_up, s.laid_down
     for q in range(n):
@@ -394,17 +401,19 @@ def _body(s: AsaraState, p: int, g: AsaraGame, rel: list[int]) -> np.ndarray:
     back = _scaled(v, sc[lay["private"].start: lay["belief"].stop])
     # tiles: displays and piles, then the seats' reserves and towers
     tc = s._oc_tiles
-    dp = tc.get("dp")
-    if dp is None:
-        v = list(s.display) + [0] * (C.NUM_KINDS + 5)
-        o = C.NUM_KINDS
+    disp = tc.get("disp")
+    if disp is None:
+        disp = tc["disp"] = _scaled(s.display, sc[lay["displays"]])
+    piles = tc.get("piles")
+    if piles is None:
+        v = [0] * (C.NUM_KINDS + 5)
         for t in range(4):
             pile = s.piles[t]
-            for x in range(10):
-                v[o + t * 10 + x] = pile.count(x)
-            v[o + C.NUM_KINDS + t] = len(pile)
+            for x in pile:
+                v[t * 10 + x] += 1
+            v[C.NUM_KINDS + t] = len(pile)
         v[-1] = len(s.lit_stack)
-        dp = tc["dp"] = _scaled(v, sc[lay["displays"].start: lay["piles"].stop])
+        piles = tc["piles"] = _scaled(v, sc[lay["piles"]])
     key = ("players", p)
     players = tc.get(key)
     if players is None:
@@ -431,4 +440,4 @@ def _body(s: AsaraState, p: int, g: AsaraGame, rel: list[int]) -> np.ndarray:
         if n < MAX_SEATS:
             pieces.append(np.zeros(lay["player_3"].stop - lay[f"player_{n}"].start, dtype=np.float32))
         players = tc[key] = np.concatenate(pieces)
-    return np.concatenate((front, dp, players, back))
+    return np.concatenate((front, disp, piles, players, back))

@@ -921,7 +921,7 @@ class AsaraState(State):
     def buy_from_market(self, p: int, x: int) -> None:
         """Rules 5.3: take one face-up tile and pay its material's price (gold costs the same)."""
         if x != MARKET_DECLINE:
-            self._drop_tiles("dp", ("res", p))
+            self._drop_tiles("disp", ("res", p))
             t = self.p_area
             self.display[t * 10 + x] -= 1
             self.money[p] -= self.game.price[x // 2]
@@ -943,7 +943,7 @@ class AsaraState(State):
     def bribe(self, p: int, x: int) -> None:
         """Rules 5.5: optionally buy one tile from the searched pile at its price; reshuffle the pile."""
         pile = self.piles[self.p_pile]
-        self._drop_tiles("dp", ("res", p))
+        self._drop_tiles("piles", ("res", p))
         if x != SPY_NOTHING:
             pile.remove(x)
             self.money[p] -= self.game.price[x // 2]
@@ -968,7 +968,7 @@ class AsaraState(State):
             return
         fee, shown, keep = C.LIT_OFFERS[i]
         self._reset_cards()  # windows known in the stack change for everyone
-        self._drop_tiles("dp")
+        self._drop_tiles("piles")
         self.money[p] -= fee
         k = min(shown, len(self.lit_stack))
         self.lit_drawn = [self.lit_stack.pop() for _ in range(k)]
@@ -979,7 +979,7 @@ class AsaraState(State):
     def keep_lit_window(self, p: int, m: int) -> None:
         """Keep one drawn window; after the last, the rest go to the bottom in random order (A-28)."""
         self._reset_cards()
-        self._drop_tiles("dp", ("tw", p))
+        self._drop_tiles("piles", ("tw", p))
         self.lit_drawn.remove(m)
         self.lit_res[p * NF + m] += 1
         self.lit_keep_left -= 1
