@@ -31,9 +31,10 @@ def test_pettingzoo_api(config):
     seed_test(partial(kerala_v0.env, **config), num_cycles=100)
 
 
-@pytest.mark.parametrize("n", [2, 5])
-def test_pettingzoo_render(n, capsys):
-    render_test(partial(kerala_v0.env, num_players=n))
+@pytest.mark.parametrize("config", [CONFIGS[0], CONFIGS[1], CONFIGS[2], CONFIGS[3], CONFIGS[5]],
+                         ids=["2", "3", "4", "5", "options"])
+def test_pettingzoo_render(config, capsys):
+    render_test(partial(kerala_v0.env, **config))
     assert "Kerala" in capsys.readouterr().out  # human mode prints the position
 
 
