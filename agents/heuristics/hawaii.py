@@ -47,7 +47,6 @@ from meeplezoo.envs.hawaii.components import (
     SURFER,
     TIKI,
     TIKI_SPACES,
-    TOKEN_FISH,
     TOKEN_VALUE,
 )
 
@@ -265,7 +264,7 @@ class HawaiiHeuristic(Agent):
             self.plan = buy[1]
         need = self._need(s, p)
         if mask[A.MAIN_FISH]:
-            fish = sum(TOKEN_FISH[t] for t in s.cove[:3])
+            fish = sum(s.game.token_fish[t] for t in s.cove[:3])
             val = (0.8 * min(fish, max(need, 0)) + (3.0 if 0 < need <= fish else 0.0)) - 1.0
             options.append((val, A.MAIN_FISH))
         for d in range(4):

@@ -52,8 +52,6 @@ from .components import (
     PLACE_PRINTED,
     SEQ_SPACES,
     SUPPLY,
-    TOKEN_FISH,
-    TOKEN_SPEAR,
     TOKEN_VALUE,
 )
 
@@ -131,7 +129,7 @@ def _fill_slot(s: Any, o: np.ndarray, start: int, sl: int) -> None:
         if t >= 0:
             o[cb + 2] = 1.0
             o[cb + 1 + TOKEN_VALUE[t]] = 1.0
-            if TOKEN_SPEAR[t]:
+            if s.game.token_spear[t]:
                 o[cb + 8] = 1.0
 
 
@@ -161,7 +159,7 @@ def _fill_supply(s: Any, o: np.ndarray, lay: dict[str, slice], start: int) -> No
 def _fill_cove(s: Any, o: np.ndarray, lay: dict[str, slice]) -> None:
     cove = [0.0, 0.0, 0.0]
     for t in s.cove:
-        cove[TOKEN_FISH[t] - 1] += 0.2
+        cove[s.game.token_fish[t] - 1] += 0.2
     o[lay["cove"]] = cove
 
 
@@ -191,14 +189,14 @@ def _fill_seq(s: Any, o: np.ndarray, lay: dict[str, slice]) -> None:
         if t >= 0:
             o[b] = 1.0
             o[b - 1 + TOKEN_VALUE[t]] = 1.0
-            if TOKEN_SPEAR[t]:
+            if s.game.token_spear[t]:
                 o[b + 6] = 1.0
 
 
 def _fill_bag(s: Any, o: np.ndarray, lay: dict[str, slice]) -> None:
     bag = [0.0] * 11
     for t in s.bag:
-        bag[(TOKEN_VALUE[t] - 2) * 2 + (1 if TOKEN_SPEAR[t] else 0)] += 0.2
+        bag[(TOKEN_VALUE[t] - 2) * 2 + (1 if s.game.token_spear[t] else 0)] += 0.2
     bag[10] = len(s.bag) / 25
     o[lay["bag"]] = bag
 

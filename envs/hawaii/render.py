@@ -18,9 +18,6 @@ from .components import (
     PLACE_NAMES,
     PLACE_OFFERS,
     PLACE_PRINTED,
-    SEQ_SPACES,
-    TOKEN_FISH,
-    TOKEN_SPEAR,
     TOKEN_VALUE,
     TYPE_NAMES,
     TYPE_SHORT,
@@ -39,8 +36,8 @@ TYPE_COLORS = {
 }
 
 
-def _tok(t: int) -> str:
-    return f"{TOKEN_VALUE[t]}{'x' if TOKEN_SPEAR[t] else ''}"
+def _tok(s: Any, t: int) -> str:
+    return f"{TOKEN_VALUE[t]}{'x' if s.game.token_spear[t] else ''}"
 
 
 def _row_text(s: Any, p: int, r: int, row: list[int], scored: list[int]) -> str:
@@ -72,7 +69,7 @@ def render_text(s: Any) -> str:
             toks = []
             for c in range(PLACE_CIRCLES[pl]):
                 t = s.circles[sl][c]
-                toks.append((_tok(t) if t >= 0 else "-") + ("*" if c == 0 else ""))
+                toks.append((_tok(s, t) if t >= 0 else "-") + ("*" if c == 0 else ""))
             if pl == GODS_PLACE:
                 offer = "/".join(TYPE_NAMES[st[-1]] for st in s.god_stacks if st) or "none"
                 offer += f" ({len(s.god_stacks[0]) + len(s.god_stacks[1])} left)"
@@ -82,7 +79,7 @@ def render_text(s: Any) -> str:
             parts.append(f"P{sl + 1} {PLACE_NAMES[pl]}<={PLACE_PRINTED[pl]} [{' '.join(toks)}] {offer}"
                          + (f" @{who}" if who else ""))
         lines.append("  " + " | ".join(parts))
-    cove = " ".join(f"{TOKEN_FISH[t]}f" for t in s.cove) or "empty"
+    cove = " ".join(f"{s.game.token_fish[t]}f" for t in s.cove) or "empty"
     lines.append(f"Beach: fishing cove: {cove}")
     docks = []
     for d in range(NUM_DOCKS):
@@ -91,10 +88,10 @@ def render_text(s: Any) -> str:
         docks.append(f"D{d + 1} {o['dock_cost'][d]}ft/{o['dock_vp'][d]}VP: {name}")
     lines.append("  docks: " + " | ".join(docks))
     seq = []
-    for i in range(min(SEQ_SPACES, n)):
+    for i in range(g.pass_spaces):
         t = s.seq[i]
         who = [str(p) for p in range(n) if s.passed[p] == i]
-        seq.append(f"{i + 1}:{_tok(t) if t >= 0 else '--'}{'<-' + who[0] if who else ''}")
+        seq.append(f"{i + 1}:{_tok(s, t) if t >= 0 else '--'}{'<-' + who[0] if who else ''}")
     lines.append("  sequence track: " + " ".join(seq) + "   turn order: " + " ".join(map(str, s.order)))
     lines.append(f"  island stack: {sum(1 for u in s.isl_up if not u)} face down, "
                  f"{sum(1 for u in s.isl_up if u)} visited under it; bag: {len(s.bag)} tokens")
@@ -102,8 +99,8 @@ def render_text(s: Any) -> str:
         r = s.res[p]
         where = "beach" if s.loc[p] < 0 else f"P{s.loc[p] + 1}"
         status = f"ended on space {s.passed[p] + 1}" if s.passed[p] >= 0 else where
-        tokens = " ".join(_tok(t) for t in s.held[p]) + (" fish " + " ".join(str(TOKEN_FISH[t]) for t in s.fished[p])
-                                                         if s.fished[p] else "")
+        fish = " ".join(str(s.game.token_fish[t]) for t in s.fished[p])
+        tokens = " ".join(_tok(s, t) for t in s.held[p]) + (" fish " + fish if fish else "")
         mark = ">" if p == s.current_player else " "
         lines.append(f"{mark}Player {p}: {s.vp[p]} VP | {r[0]} shells {r[1]} feet {r[2]} fruit | "
                      f"round sum {s.round_sum(p)}/{s.target_of(p)} [{tokens}] | {status}")
@@ -159,7 +156,7 @@ def render_rgb(s: Any) -> np.ndarray:
                       fill=(255, 255, 255) if c == 0 else (245, 240, 225))
             t = s.circles[sl][c]
             if t >= 0:
-                col = (170, 40, 40) if TOKEN_SPEAR[t] else (30, 30, 30)
+                col = (170, 40, 40) if s.game.token_spear[t] else (30, 30, 30)
                 d.text((cx0 + 7, cy0 + 4), str(TOKEN_VALUE[t]), fill=col, font=font)
             elif c == 0:
                 d.text((cx0 + 3, cy0 + 4), str(PLACE_PRINTED[pl]), fill=(180, 180, 180), font=font)
@@ -172,7 +169,7 @@ def render_rgb(s: Any) -> np.ndarray:
     d.text((8, 274), "cove:", fill=(0, 0, 0), font=font)
     for i, t in enumerate(s.cove[:10]):
         d.ellipse((50 + i * 20, 274, 66 + i * 20, 290), fill=(80, 140, 200))
-        d.text((55 + i * 20, 275), str(TOKEN_FISH[t]), fill=(255, 255, 255), font=font)
+        d.text((55 + i * 20, 275), str(s.game.token_fish[t]), fill=(255, 255, 255), font=font)
     o = g.options
     for dk in range(NUM_DOCKS):
         x0 = 270 + dk * 70
@@ -183,11 +180,11 @@ def render_rgb(s: Any) -> np.ndarray:
         d.text((x0 + 2, 273), f"D{dk + 1} {o['dock_cost'][dk]}f{o['dock_vp'][dk]}v", fill=(0, 0, 0), font=font)
         d.text((x0 + 2, 286), label, fill=(0, 0, 0), font=font)
     d.text((8, 306), "sequence:", fill=(0, 0, 0), font=font)
-    for i in range(min(SEQ_SPACES, n)):
+    for i in range(g.pass_spaces):
         x0 = 80 + i * 60
         d.rectangle((x0, 304, x0 + 54, 326), outline=(60, 40, 20), fill=(250, 240, 210))
         t = s.seq[i]
-        d.text((x0 + 3, 308), f"{i + 1}:{_tok(t) if t >= 0 else '-'}", fill=(0, 0, 0), font=font)
+        d.text((x0 + 3, 308), f"{i + 1}:{_tok(s, t) if t >= 0 else '-'}", fill=(0, 0, 0), font=font)
         for p in range(n):
             if s.passed[p] == i:
                 d.ellipse((x0 + 40, 308, x0 + 50, 320), fill=PLAYER_COLORS[p])
@@ -243,7 +240,8 @@ def render_rgb(s: Any) -> np.ndarray:
             d.polygon([(x, y0 + 24), (x + 30, y0 + 24), (x + 24, y0 + 36), (x + 6, y0 + 36)],
                       fill=(150, 150, 150) if used else (150, 100, 50))
             d.text((x + 8, y0 + 24), "F" if b == 0 else ("I" if b == 1 else "II"), fill=(255, 255, 255), font=font)
-        toks = " ".join(_tok(t) for t in s.held[p]) + " " + " ".join(f"{TOKEN_FISH[t]}f" for t in s.fished[p])
+        toks = " ".join(_tok(s, t) for t in s.held[p]) + " " + " ".join(
+            f"{s.game.token_fish[t]}f" for t in s.fished[p])
         d.text((bxs, y0 + 44), f"tokens: {toks}"[:60], fill=(0, 0, 0), font=font)
         d.text((bxs, y0 + 62), f"village VP now: {s.final_village_vp(p)}", fill=(0, 0, 0), font=font)
     return np.asarray(img, dtype=np.uint8).copy()

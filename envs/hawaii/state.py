@@ -87,8 +87,6 @@ from .components import (
     SURFER_REDUCTION,
     TIKI,
     TIKI_SPACES,
-    TOKEN_FISH,
-    TOKEN_SPEAR,
     TOKEN_VALUE,
 )
 
@@ -113,6 +111,11 @@ OPTIONS = (
     _opt("fruit_kind_choice_on_purchase", True, "ASSUMPTION §4: the buyer chooses the fruit kind; "
          "false: he must take the kind with most tiles left"),
     _opt("tokens_on_exhausted_places", True, "ASSUMPTION §11.1: tokens are laid out on exhausted places too"),
+    _opt("token_fish_by_value", [1, 1, 2, 2, 3], "ASSUMPTION §5: fish on the back of the price tokens of value "
+         "2..6", type=LIST),
+    _opt("spear_tokens_per_value", 2, "ASSUMPTION §5: tokens of each value (of 5) that show spears", bounds=(0, 5)),
+    _opt("pass_positions", "n", "ASSUMPTION §12.6: sequence spaces a chieftain may end on: 1..n (n) or all 5 (all)",
+         choices=("n", "all")),
     _opt("bust_on_equal", False, "§11.1 [R]: a sum equal to the printed number keeps the token; true busts it"),
     _opt("round_targets", [9, 11, 13, 15, 17], "round targets (9, 17 [R]; 11 [2nd]; 13, 15 ASSUMPTION)", type=LIST),
     _opt("round_vp", [[8, 5, 2], [9, 6, 3], [10, 7, 4], [11, 8, 5], [12, 9, 6]],
@@ -205,6 +208,11 @@ class HawaiiGame(Game):
         o["kahuna_bonus_shells"] = _int_list("kahuna_bonus_shells", o["kahuna_bonus_shells"], KAHUNA_SPACES, 0, 10)
         o["tiki_bonus_feet"] = _int_list("tiki_bonus_feet", o["tiki_bonus_feet"], TIKI_SPACES, 0, 10)
         o["irrigation_vp"] = _int_list("irrigation_vp", o["irrigation_vp"], 5, 0, 50)
+        o["token_fish_by_value"] = _int_list("token_fish_by_value", o["token_fish_by_value"], 5, 1, 3)
+        spears = o["spear_tokens_per_value"]
+        self.token_spear = tuple((t % 5) < spears for t in range(NUM_TOKENS))
+        self.token_fish = tuple(o["token_fish_by_value"][TOKEN_VALUE[t] - 2] for t in range(NUM_TOKENS))
+        self.pass_spaces = self.num_players if o["pass_positions"] == "n" else SEQ_SPACES
         self.places = PLACE_SETS[o["place_set"]]
         fish_max = 10 * (3 if o["fish_cost_per_fish"] else 1)
         self.pay_size = 1 + max(2 * max(TOKEN_VALUE), max(o["dock_cost"]), fish_max)
@@ -386,10 +394,10 @@ class HawaiiState(State):
                 circ[0] = t
             else:
                 self.cove.append(t)
-        self.cove.sort(key=lambda t: (-TOKEN_FISH[t], t))
+        self.cove.sort(key=lambda t: (-self.game.token_fish[t], t))
         n = self.game.num_players
         drawn = [self._draw_token() for _ in range(min(n - 1, len(self.bag)))]
-        drawn.sort(key=lambda t: (TOKEN_VALUE[t], TOKEN_SPEAR[t], t))
+        drawn.sort(key=lambda t: (TOKEN_VALUE[t], self.game.token_spear[t], t))
         for i in range(SEQ_SPACES):
             self.seq[i] = -1
         for i, t in enumerate(drawn):
@@ -485,7 +493,7 @@ class HawaiiState(State):
 
     def round_sum(self, p: int) -> int:
         """S_p: face values of price tokens plus fish on fish tokens acquired this round (§14.1)."""
-        return sum(TOKEN_VALUE[t] for t in self.held[p]) + sum(TOKEN_FISH[t] for t in self.fished[p])
+        return sum(TOKEN_VALUE[t] for t in self.held[p]) + sum(self.game.token_fish[t] for t in self.fished[p])
 
     def spear_value(self, p: int) -> int:
         """VP per spear token acquired: spear huts and Ku add up (§9)."""
@@ -671,7 +679,7 @@ class HawaiiState(State):
 
     def fish_cost(self, k: int) -> int:
         if self.game.options["fish_cost_per_fish"]:
-            return sum(TOKEN_FISH[t] for t in self.cove[:k])
+            return sum(self.game.token_fish[t] for t in self.cove[:k])
         return k
 
     # --------------------------------------------------------------- legality
@@ -828,7 +836,7 @@ class HawaiiState(State):
                         continue
                     m.append(A.MAIN_ISLAND + d)
             taken = self.passed
-            for sp in range(g.num_players):
+            for sp in range(g.pass_spaces):
                 if sp not in taken:
                     m.append(A.MAIN_PASS + sp)
         elif ph == A.TOKEN:
@@ -1069,7 +1077,7 @@ class HawaiiState(State):
         self.held[p].append(tok)
         self.loc[p] = s
         on_buy = self.game.options["spear_bonus_on_buying_token"]
-        if TOKEN_SPEAR[tok] and not on_buy:
+        if self.game.token_spear[tok] and not on_buy:
             self.acquire_spear_token(p)
         if t == KAHUNA:
             self.place_kahunas(p, side)
@@ -1088,7 +1096,7 @@ class HawaiiState(State):
             else:
                 self.supply[t] -= 1
             self._put_tile(p, t, side, self.c_row)
-        if TOKEN_SPEAR[tok] and on_buy:
+        if self.game.token_spear[tok] and on_buy:
             self.acquire_spear_token(p)
         r = self.res[p]
         if (t == KANE and self.supply[TIKI] > 0 and self.tikis[p] < TIKI_SPACES
@@ -1205,7 +1213,7 @@ class HawaiiState(State):
             self.fished[p].extend(taken)
             if self.game.options["spear_bonus_on_fish_token"]:
                 for t in taken:
-                    if TOKEN_SPEAR[t]:
+                    if self.game.token_spear[t]:
                         self.acquire_spear_token(p)
         else:
             g = self.pending_gain
@@ -1223,7 +1231,7 @@ class HawaiiState(State):
             self.seq[space] = -1
             self._obs_dirty |= DIRTY_SEQ
             self.held[p].append(tok)
-            if TOKEN_SPEAR[tok] and self.game.options["spear_bonus_on_pass_token"]:
+            if self.game.token_spear[tok] and self.game.options["spear_bonus_on_pass_token"]:
                 self.acquire_spear_token(p)
         self._end_turn()
 
@@ -1320,7 +1328,7 @@ class HawaiiState(State):
         """§11.3: new turn order, tokens back and laid out anew, islands slide, boats and huts reset."""
         n = self.game.num_players
         self.round += 1
-        self.order = sorted(range(n), key=lambda p: self.passed[p])
+        self.order = sorted(range(n), key=lambda p: self.passed[p])  # by sequence space
         self.passed = [-1] * n
         self.loc = [-1] * n
         bag = self.bag
@@ -1585,7 +1593,7 @@ def validate_state(s: HawaiiState) -> None:
     _int(s.round, "round", 0, NUM_ROUNDS - 1)
     if sorted(_ints(s.order, "order", 0, n - 1, n)) != list(range(n)):
         raise CorruptStateError("hawaii: order is not a permutation of the players")
-    _ints(s.passed, "passed", -1, n - 1, n)
+    _ints(s.passed, "passed", -1, g.pass_spaces - 1, n)
     spaces = [x for x in s.passed if x >= 0]
     if len(set(spaces)) != len(spaces):
         raise CorruptStateError("hawaii: two chieftains on one sequence space")

@@ -14,6 +14,7 @@ CONFIGS = [
     {"num_players": 5},
     {"num_players": 3, "place_set": "B", "exchange_limit": "per_round", "printed_start_hut": False},
     {"num_players": 4, "resources_public": False, "island_reshuffle": "on_top", "fish_cost_per_fish": True},
+    {"num_players": 2, "pass_positions": "all", "token_fish_by_value": [2, 2, 2, 3, 3], "spear_tokens_per_value": 4},
 ]
 
 

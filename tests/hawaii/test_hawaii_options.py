@@ -145,3 +145,31 @@ def test_list_options_survive_json():
     assert back.game == g and back.game.options["round_targets"] == [8, 10, 12, 14, 16]
     assert json.loads(s.to_json())["config"]["dock_vp"] == [1, 2, 3, 4]
     assert np.array_equal(back.observe(0), s.observe(0))
+
+
+def test_token_mix_options():
+    g = HawaiiGame(2)
+    assert sum(g.token_spear) == 10 and [g.token_fish[t] for t in (0, 5, 10, 15, 20)] == [1, 1, 2, 2, 3]
+    g = HawaiiGame(2, spear_tokens_per_value=0, token_fish_by_value=[3, 3, 1, 1, 1])
+    assert not any(g.token_spear) and [g.token_fish[t] for t in (0, 5, 10, 15, 20)] == [3, 3, 1, 1, 1]
+    s = position(2, {"token_fish_by_value": [3, 3, 1, 1, 1]}, order=[0, 1], cove=[22, 2], res=[[5, 5, 0], [5, 5, 0]])
+    assert s.cove == [22, 2]  # as set; a new layout sorts by fish
+    s.cove.sort(key=lambda t: -s.game.token_fish[t])
+    assert s.cove == [2, 22]
+    # without spear tokens a spear hut never scores
+    s = position(2, {"spear_tokens_per_value": 0}, order=[0, 1], seq=[-1, 10, -1, -1, -1])
+    s.rows[0] = [[0, c(3)]]
+    s.refresh()
+    end_round(s, 1)
+    assert s.vp[0] == 0
+
+
+def test_pass_positions_option():
+    s = position(2)
+    assert [a - 15 for a in s.legal_actions() if a >= 15] == [0, 1]
+    s = position(2, {"pass_positions": "all"}, order=[0, 1])
+    assert [a - 15 for a in s.legal_actions() if a >= 15] == [0, 1, 2, 3, 4]
+    end_round(s, 4)
+    end_round(s, 2)
+    assert s.round == 1 and s.order == [1, 0]
+    assert type(s).from_json(s.to_json()).to_json() == s.to_json()
