@@ -181,6 +181,18 @@ def test_failing_match_is_reported_and_the_rest_kept(tmp_path):
         assert store.count() == 0 and store.target_matches == 12
 
 
+def test_second_runner_on_the_same_league_is_refused(tmp_path):
+    from meeplezoo.training.league import _RunLock
+
+    db = str(tmp_path / "l.sqlite")
+    run_league(toy_config(), db, 3, progress=False).close()
+    with _RunLock(db):  # as if another process were playing this league
+        with pytest.raises(ValueError, match="another process is playing"):
+            run_league(None, db, 6, resume=True, progress=False, game=ToyGame(3))
+    with run_league(None, db, 6, resume=True, progress=False, game=ToyGame(3)) as league:
+        assert league.storage.count() == 6
+
+
 def test_duplicate_match_index_is_refused(tmp_path):
     db = str(tmp_path / "l.sqlite")
     with run_league(toy_config(), db, 3, progress=False) as league:

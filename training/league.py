@@ -504,6 +504,11 @@ class League:
             raise ValueError("give the number of matches the league should hold")
         check_run_args(matches, workers, backend, address)
         matches = int(matches)
+        with _RunLock(self.storage.path):
+            return self._run(matches, workers, backend, address, progress, on_match, executor)
+
+    def _run(self, matches: int, workers: int, backend: str, address: str | None, progress: bool,
+             on_match: Callable[[StoredMatch], None] | None, executor: Any) -> Standings:
         if matches > self.storage.target_matches:
             self.storage.set_target(matches)
         stored = {m.index: m for m in self.storage.matches(with_actions=False)}
@@ -573,6 +578,37 @@ class League:
         """Ratings recomputed from every stored match (index order) and the descriptive statistics."""
         matches = self.storage.matches(with_actions=False)
         return standings(self.names, matches, self.game.num_players, self.resolved.rating, tracker)
+
+
+class _RunLock:
+    """An exclusive lock on ``DB.lock`` while a league plays: two runners would play the same matches.
+
+    ``flock`` locks vanish with their process, so a SIGKILLed league never
+    leaves a stale lock behind.  (No locking where ``fcntl`` is missing.)
+    """
+
+    def __init__(self, db: str) -> None:
+        self.path = db + ".lock"
+        self.file: Any = None
+
+    def __enter__(self) -> _RunLock:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX
+            return self
+        self.file = open(self.path, "a")
+        try:
+            fcntl.flock(self.file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self.file.close()
+            self.file = None
+            raise ValueError(f"another process is playing the league in {self.path[:-5]!r}; wait for it or stop it") \
+                from None
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.file is not None:
+            self.file.close()  # releases the lock
 
 
 def prepare_league(db: str, config: LeagueConfig | None = None, *, resume: bool = False,
