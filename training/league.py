@@ -725,11 +725,8 @@ def describe(identity: dict[str, Any], matches: int, target: int | None = None) 
 
 def plot_league(db: str, out: str) -> str:
     """Rating (mu with a 2-sigma band) over the matches, and the head-to-head win-rate heatmap; writes ``out``."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+    try:  # a bare Figure: no pyplot state, the caller's matplotlib backend is left alone
+        from matplotlib.figure import Figure
     except ImportError:
         raise ValueError('plotting needs matplotlib: pip install "meeplezoo[train]"') from None
     identity, st, tracker = league_standings(db, history=True)
@@ -740,7 +737,8 @@ def plot_league(db: str, out: str) -> str:
     x = np.array([h[0] + 1 for h in tracker.history])
     mu = np.stack([h[1] for h in tracker.history])
     sigma = np.stack([h[2] for h in tracker.history])
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(15, 6), gridspec_kw={"width_ratios": [1.4, 1]})
+    fig = Figure(figsize=(15, 6))
+    ax1, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.4, 1]})
     for a in order:
         i = names.index(a)
         (line,) = ax1.plot(x, mu[:, i], label=a, lw=1.5)
@@ -761,12 +759,11 @@ def plot_league(db: str, out: str) -> str:
         for c in range(k):
             if not np.isnan(grid[r, c]):
                 ax2.text(c, r, f"{grid[r, c]:.2f}\n({st.pairs[(order[r], order[c])].games})", ha="center",
-                         va="center", fontsize=7)
+                         va="center", fontsize=7, color="white" if abs(grid[r, c] - 0.5) > 0.3 else "black")
     ax2.set_xticks(range(k), [a[:18] for a in order], rotation=45, ha="right", fontsize=8)
     ax2.set_yticks(range(k), [a[:18] for a in order], fontsize=8)
     ax2.set_title("row finished ahead of column (ties 1/2), games in brackets", fontsize=9)
     fig.colorbar(im, ax=ax2, fraction=0.046)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
-    plt.close(fig)
     return out
