@@ -463,7 +463,7 @@ class AsaraState(State):
             if self.phase != PH_DONE:
                 m[self.legal_actions()] = True
             self._mask = m
-        return m
+        return m.copy()  # callers may write into their mask; the cached one stays intact
 
     def legal_actions(self) -> list[int]:
         ids = self._legal
