@@ -38,6 +38,7 @@ import numpy as np
 from ..core.game import Layout
 from . import actions as A
 from .components import (
+    EXCHANGE_HUT,
     GOD_TYPES,
     GODS_PLACE,
     ISLAND_KIND,
@@ -348,6 +349,8 @@ def encode(s: Any, player: int) -> np.ndarray:
     boards = s._obs_board
     cb = off.chief
     sq = off.seq
+    own, own2, used = s.own, s.own2, s.exch_used
+    me = s.current_player if not terminal else -1
     for pos, p in enumerate(s.order):
         seat = (p - player) % n
         b = pb + seat * PLAYER_W
@@ -360,25 +363,34 @@ def encode(s: Any, player: int) -> np.ndarray:
             ones.append(b + 6)
             ones.append(b + 7 + passed)
         if public or p == player:
-            r = s.res[p]
+            r0, r1, r2 = s.res[p]
             idx += [b + 1, b + 2, b + 3]
-            val += [min(r[0] / 30, 1.0), min(r[1] / 30, 1.0), min(r[2] / 30, 1.0)]
+            val += [r0 / 30 if r0 < 30 else 1.0, r1 / 30 if r1 < 30 else 1.0, r2 / 30 if r2 < 30 else 1.0]
+        cached = boards[p]
+        if cached is None:
+            cached = boards[p] = (_board_block(s, p), max(s.target_of(p), 0) / 20)
+        bb, target = cached
+        vp = s.vp[p] / 150
+        rs = s.rsum[p] / 30
         idx += [b, b + 4, b + 5]
-        val += [min(s.vp[p] / 150, 1.0), min(s.round_sum(p) / 30, 1.0), min(max(s.target_of(p), 0) / 20, 1.0)]
+        val += [vp if vp < 1.0 else 1.0, rs if rs < 1.0 else 1.0, target if target < 1.0 else 1.0]
         ones.append(b + 12 + pos)
         ones.append(b + 18 + loc)
-        bb = boards[p]
-        if bb is None:
-            bb = boards[p] = _board_block(s, p)
         o[b + 28:b + 28 + len(bb)] = bb
         b += 28 + NUM_ROWS * ROW_W
-        _, f1, f2 = s.free_boats(p)
-        a1, a2 = s.huts_free(p)
+        if s.boats[p]:
+            _, f1, f2 = s.free_boats(p)
+        else:
+            f1 = f2 = 0
+        ex2 = own2[p][EXCHANGE_HUT]
+        u = used[p]
+        a1 = (own[p][EXCHANGE_HUT] - ex2 - u[0]) / 5
+        a2 = (ex2 - u[1]) / 5
         idx += [b + 4, b + 5, b + 6, b + 7, b + 8]
-        val += [f1 / 8, f2 / 8, 0.0 if s.boat_used[p][0] else 1.0, a1 / 5, a2 / 5]
-        if p == s.current_player and not terminal:
+        val += [f1 / 8, f2 / 8, 0.0 if s.boat_used[p][0] else 1.0, a1, a2]
+        if p == me:
             idx += [c + 66, c + 67]
-            val += [a1 / 5, a2 / 5]
+            val += [a1, a2]
     o.put(ones, 1.0)
     o.put(idx, val)
     return o

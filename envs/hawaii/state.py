@@ -339,6 +339,7 @@ class HawaiiState(State):
         if not self.terminal and self.phase == A.MAIN:
             self.current_player = self.order[self.turn_pos]
         self._mask = None
+        self._recount_round_sums()
         self._obs_pub = None  # full-size base observation vector
         self._obs_dirty = 0  # parts of it that are stale (observation.DIRTY_*)
         self._obs_dirty_slots: list[int] = []
@@ -493,7 +494,12 @@ class HawaiiState(State):
 
     def round_sum(self, p: int) -> int:
         """S_p: face values of price tokens plus fish on fish tokens acquired this round (§14.1)."""
-        return sum(TOKEN_VALUE[t] for t in self.held[p]) + sum(self.game.token_fish[t] for t in self.fished[p])
+        return self.rsum[p]
+
+    def _recount_round_sums(self) -> None:
+        fish = self.game.token_fish
+        self.rsum = [sum(TOKEN_VALUE[t] for t in self.held[p]) + sum(fish[t] for t in self.fished[p])
+                     for p in range(self.game.num_players)]
 
     def spear_value(self, p: int) -> int:
         """VP per spear token acquired: spear huts and Ku add up (§9)."""
@@ -1075,6 +1081,7 @@ class HawaiiState(State):
         self._obs_dirty |= DIRTY_SLOTS | DIRTY_SUPPLY
         self._obs_dirty_slots.append(s)
         self.held[p].append(tok)
+        self.rsum[p] += TOKEN_VALUE[tok]
         self.loc[p] = s
         on_buy = self.game.options["spear_bonus_on_buying_token"]
         if self.game.token_spear[tok] and not on_buy:
@@ -1211,6 +1218,7 @@ class HawaiiState(State):
             del self.cove[:k]
             self._obs_dirty |= DIRTY_COVE
             self.fished[p].extend(taken)
+            self.rsum[p] += sum(self.game.token_fish[t] for t in taken)
             if self.game.options["spear_bonus_on_fish_token"]:
                 for t in taken:
                     if self.game.token_spear[t]:
@@ -1231,6 +1239,7 @@ class HawaiiState(State):
             self.seq[space] = -1
             self._obs_dirty |= DIRTY_SEQ
             self.held[p].append(tok)
+            self.rsum[p] += TOKEN_VALUE[tok]
             if self.game.token_spear[tok] and self.game.options["spear_bonus_on_pass_token"]:
                 self.acquire_spear_token(p)
         self._end_turn()
@@ -1337,6 +1346,7 @@ class HawaiiState(State):
             bag.extend(self.fished[p])
             self.held[p] = []
             self.fished[p] = []
+            self.rsum[p] = 0
             self.boat_used[p] = [False] * (1 + len(self.boats[p]))
             self.exch_used[p] = [0, 0]
         for circ in self.circles:
@@ -1495,6 +1505,7 @@ class HawaiiState(State):
         s.held = [x[:] for x in self.held]
         s.fished = [x[:] for x in self.fished]
         s.loc = self.loc[:]
+        s.rsum = self.rsum[:]
         s.rows = [[r[:] for r in rows] for rows in self.rows]
         s.kahunas = self.kahunas[:]
         s.tikis = self.tikis[:]
