@@ -265,6 +265,8 @@ class AsaraHeuristic(Agent):
         return (1.0, 0.5)[i]
 
     def _score_lit_keep(self, state: Any, p: int, a: int, own: dict) -> float:
+        if a >= state.game.codec.lit_order:  # ordering unkept windows under the stack: bury the dearest
+            return float(a - state.game.codec.lit_order)
         m = a - state.game.codec.lit_keep
         uncov = sum(rec[4] + rec[5] for mm, _s, rec in state.towers_of(p) if mm == m)
         return uncov + own["window"][m] + 0.1 * m

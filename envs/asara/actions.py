@@ -13,7 +13,9 @@ A turn is a sequence of decisions by the same player:
 * ``build``: base(m, g) | turret(m, g, slot) | trunk(m, g, slot) | window(m, g, slot)
   | lit(m, slot) | stop (only with ``build_exact_k=False``);
 * ``lit_offer`` (3): 0 pay 4 / see 3 / keep 1, 1 pay 10 / see 5 / keep 2, 2 decline;
-* ``lit_keep`` (5): keep a drawn lighted window of material m.
+* ``lit_keep`` (5): keep a drawn lighted window of material m;
+* ``lit_order`` (5): with ``lit_discard_order="choose"``, put an unkept window of
+  material m under the stack (the first one chosen lies lowest).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ SPY_NOTHING = 10
 NUM_LIT_OFFER_ACTIONS = 3
 LIT_DECLINE = 2
 NUM_LIT_KEEP_ACTIONS = 5
+NUM_LIT_ORDER_ACTIONS = 5
 
 # build step kinds
 B_BASE, B_TURRET, B_TRUNK, B_WINDOW, B_LIT, B_STOP = range(6)
@@ -122,8 +125,12 @@ class ActionCodec:
         return self.lit_offer + NUM_LIT_OFFER_ACTIONS
 
     @property
-    def size(self) -> int:
+    def lit_order(self) -> int:
         return self.lit_keep + NUM_LIT_KEEP_ACTIONS
+
+    @property
+    def size(self) -> int:
+        return self.lit_order + NUM_LIT_ORDER_ACTIONS
 
     # -- build encoding -------------------------------------------------------
     def base_id(self, m: int, g: int) -> int:
@@ -194,7 +201,9 @@ class ActionCodec:
             return f"{what} {MATERIAL_SHORT[m]}{gold} on tower {MATERIAL_SHORT[m]}{slot + 1}"
         if a < self.lit_keep:
             return ("lit offer 4/3/1", "lit offer 10/5/2", "decline lit offer")[a - self.lit_offer]
-        return f"keep lit {MATERIAL_SHORT[a - self.lit_keep]}"
+        if a < self.lit_order:
+            return f"keep lit {MATERIAL_SHORT[a - self.lit_keep]}"
+        return f"lit {MATERIAL_SHORT[a - self.lit_order]} to bottom"
 
 
 def kind_name(x: int) -> str:

@@ -17,7 +17,8 @@ meta                year (4), player count (3), professional (1), phase (9),
 pending             chosen area id (17), build steps left 0..7 (8), plot (7),
                     towers opened in this build per material (5), spies fee
                     paid (1), searched pile (4), chosen cards (20), lit windows
-                    left to keep (1)
+                    left to keep (1; 0 while drawn windows remain = ordering them
+                    under the stack with ``lit_discard_order="choose"``)
 areas               per area except the 5-Asari building: lead suit or none (6)
                     and face-down pairs laid (1)
 spaces              per card space: occupied (1), occupied by me (1)

@@ -208,8 +208,9 @@ class AsaraGame(Game):
         Option("height_rank_unit", "tower", "A-24: height awards rank towers or each player's best tower",
                choices=("tower", "player_best_tower")),
         Option("tie_rounding", "up", "A-26: rounding of shared award points", choices=("up", "down")),
-        Option("lit_discard_order", "random", "A-28: unkept lighted windows go to the bottom in random order",
-               choices=("random",)),
+        Option("lit_discard_order", "random",
+               "A-28: unkept lighted windows go to the bottom in random order ('choose': the player orders them)",
+               choices=("random", "choose")),
         Option("lit_short_stack", "draw_remaining",
                "A-30: short lighted-window stack: look at what remains, or require the full offer",
                choices=("draw_remaining", "require_full")),
@@ -281,7 +282,7 @@ class AsaraState(State):
 
     # fields copied by clone() and saved by to_json(): name -> kind ("int", "list", "lists")
     _INT_FIELDS = ("current_player", "phase", "year", "start_player", "caliph", "turn_no", "p_area", "p_k",
-                   "p_cards", "p_space", "p_pile", "p_fee", "b_left", "b_built", "lit_keep_left")
+                   "p_cards", "p_space", "p_pile", "p_fee", "b_left", "b_built", "lit_keep_left", "lit_placed")
     _LIST_FIELDS = ("money", "pp", "hand", "laid_up", "laid_down", "five_by", "sp_owner", "sp_card", "lead",
                     "display", "reserve", "towers", "deck", "lit_stack", "lit_seen", "lit_res", "lit_drawn",
                     "year_pts", "final_pts", "open_", "b_newwin")
@@ -317,6 +318,7 @@ class AsaraState(State):
         self.lit_res = [0] * (n * NF)
         self.lit_drawn: list[int] = []
         self.lit_keep_left = 0
+        self.lit_placed = 0  # unkept windows already put under the stack (lit_discard_order="choose")
         self.lit_stack = [m for m in range(NF) for _ in range(g.lit_per_material)]
         rng.shuffle(self.lit_stack)
         self.lit_seen = [0] * len(self.lit_stack)
@@ -497,7 +499,8 @@ class AsaraState(State):
         if ph == PH_LIT_OFFER:
             return [c.lit_offer + i for i in self.lit_offer_choices()]
         if ph == PH_LIT_KEEP:
-            return [c.lit_keep + m for m in sorted(set(self.lit_drawn))]
+            base = c.lit_keep if self.lit_keep_left else c.lit_order
+            return [base + m for m in sorted(set(self.lit_drawn))]
         return []
 
     # -- dispatching a buyer (rules 5.1) ---------------------------------------------
@@ -889,7 +892,10 @@ class AsaraState(State):
         elif ph == PH_LIT_OFFER:
             self.take_lit_offer(p, action - c.lit_offer)
         elif ph == PH_LIT_KEEP:
-            self.keep_lit_window(p, action - c.lit_keep)
+            if action < c.lit_order:
+                self.keep_lit_window(p, action - c.lit_keep)
+            else:
+                self.put_lit_window_under(p, action - c.lit_order)
 
     def execute_move(self, p: int, area: int) -> None:
         """Rules 5.2: carry out the move of the area the buyer was sent to."""
@@ -985,10 +991,30 @@ class AsaraState(State):
         self.lit_keep_left -= 1
         if self.lit_keep_left == 0:
             rest = self.lit_drawn
+            if self.game.options["lit_discard_order"] == "choose" and len(set(rest)) > 1:
+                self.lit_placed = 0  # the player now orders them, one decision per window
+                return
             self.rng.shuffle(rest)
             self.lit_stack[0:0] = rest
             self.lit_seen[0:0] = [1 << p] * len(rest)
             self.lit_drawn = []
+            self.end_turn()
+
+    def put_lit_window_under(self, p: int, m: int) -> None:
+        """Rules 9.2 with A-28 switched: the unkept windows go under the stack in the player's order."""
+        self._reset_cards()
+        self._drop_tiles("piles")
+        self.lit_drawn.remove(m)
+        self.lit_stack.insert(self.lit_placed, m)
+        self.lit_seen.insert(self.lit_placed, 1 << p)
+        self.lit_placed += 1
+        if len(set(self.lit_drawn)) <= 1:  # the rest (all alike) follow on top of them
+            for x in self.lit_drawn:
+                self.lit_stack.insert(self.lit_placed, x)
+                self.lit_seen.insert(self.lit_placed, 1 << p)
+                self.lit_placed += 1
+            self.lit_drawn = []
+            self.lit_placed = 0
             self.end_turn()
 
     def build_step(self, p: int, action: int) -> None:
@@ -1402,7 +1428,10 @@ class AsaraState(State):
         if self.phase == PH_BUILD and not (1 <= self.b_left <= C.NUM_PLOTS and sum(self.open_) <= self.b_left):
             bad("build progress out of range")
         if self.phase == PH_LIT_KEEP and not 1 <= self.lit_keep_left <= len(self.lit_drawn):
-            bad("lighted-window choice out of range")
+            if self.lit_keep_left != 0 or g.options["lit_discard_order"] != "choose" or not self.lit_drawn:
+                bad("lighted-window choice out of range")
+        if not 0 <= self.lit_placed <= len(self.lit_stack):
+            bad("lit_placed out of range")
         if self.phase != PH_LIT_KEEP and self.lit_drawn:
             bad("drawn lighted windows outside their choice")
         if self.phase == PH_AREA and sum(self.hand[self.current_player * 5: self.current_player * 5 + 5]) == 0:

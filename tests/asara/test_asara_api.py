@@ -9,7 +9,8 @@ CONFIGS = [
     {"num_players": n, "version": v} for n in (2, 3, 4) for v in ("base", "professional")
 ] + [
     {"num_players": 3, "version": "professional", "bank_auto_highest": False, "spy_auto_cheapest": False,
-     "allow_voluntary_higher_plot": True, "build_exact_k": False, "allow_decline_lit_house": True},
+     "allow_voluntary_higher_plot": True, "build_exact_k": False, "allow_decline_lit_house": True,
+     "lit_discard_order": "choose"},
     {"num_players": 2, "allow_pair_in_empty_area": True, "pair_only_if_lacking_suit": True,
      "allow_decline_market": False, "allow_decline_spies": False, "unlimited_coins": False,
      "human_realistic_obs": True, "spy_allow_empty_pile": True, "caliph_holder_may_retake": False},

@@ -196,7 +196,8 @@ def test_reproducible_from_seed_and_actions():
 
 @pytest.mark.parametrize("opts", [
     {"bank_auto_highest": False, "spy_auto_cheapest": False, "allow_voluntary_higher_plot": True,
-     "build_exact_k": False, "version": "professional", "allow_decline_lit_house": True},
+     "build_exact_k": False, "version": "professional", "allow_decline_lit_house": True,
+     "lit_discard_order": "choose"},
     {"allow_pair_in_empty_area": True, "pair_only_if_lacking_suit": True, "allow_decline_market": False,
      "allow_decline_spies": False, "unlimited_coins": False, "lit_short_stack": "require_full",
      "spy_allow_empty_pile": True, "lit_tiebreak_count_unbuilt": True, "lit_on_new_window": False,

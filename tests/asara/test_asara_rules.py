@@ -511,6 +511,30 @@ def test_lit_house_offers_keep_and_rest_to_bottom():
     assert s.lit_seen[:3] == [2, 2, 2]
 
 
+def test_lit_discard_order_choose_option():
+    s = position(2, hands={0: [2, 0, 0, 0, 0], 1: [2, 0, 0, 0, 0]}, version="professional",
+                 lit_discard_order="choose")
+    s.lit_stack = [BR, BR, BR, GR, GR, GR, RD, RD, RD, BK, BK, BK, WH, WH, RD]
+    s.lit_seen = [0] * 15
+    act(s, "go LitHouse")
+    act(s, "lay S0")
+    act(s, "lit offer 4/3/1")  # draws RD, WH, WH
+    act(s, "keep lit Rd")
+    assert s.current_player == 1 and s.lit_stack[:2] == [WH, WH]  # two alike: nothing to order
+    s = position(2, hands={0: [2, 0, 0, 0, 0], 1: [2, 0, 0, 0, 0]}, version="professional",
+                 lit_discard_order="choose")
+    s.lit_stack = [BR, BR, BR, GR, GR, GR, RD, RD, RD, BK, BK, BK, WH, GR, RD]
+    s.lit_seen = [0] * 15
+    act(s, "go LitHouse")
+    act(s, "lay S0")
+    act(s, "lit offer 4/3/1")  # draws RD, GR, WH
+    act(s, "keep lit Rd")
+    assert names(s) == {"lit Gr to bottom", "lit Wh to bottom"} and s.current_player == 0
+    act(s, "lit Wh to bottom")
+    assert s.lit_stack[:2] == [WH, GR] and s.lit_seen[:2] == [1, 1] and s.current_player == 1
+    assert len(s.lit_stack) == 14 and s.lit_drawn == []
+
+
 def test_lit_house_needs_money_and_short_stack_rules():
     s = position(2, hands={0: [2, 0, 0, 0, 0], 1: [2, 0, 0, 0, 0]}, version="professional", money=[3, 30])
     assert "go LitHouse" not in names(s)
