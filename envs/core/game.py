@@ -123,6 +123,7 @@ class Game(ABC):
         self.num_players = int(num_players)
         self.options = self.resolve_options(options)
         self._setup()
+        self._observation_shape = (max(s.stop for s in self.observation_layout.values()),)
 
     # -- configuration -------------------------------------------------
     @classmethod
@@ -158,7 +159,8 @@ class Game(ABC):
 
     @property
     def observation_shape(self) -> tuple[int, ...]:
-        return (max(s.stop for s in self.observation_layout.values()),)
+        """Shape of :meth:`State.observe` (computed once from the layout)."""
+        return self._observation_shape
 
     @property
     def state_shape(self) -> tuple[int, ...]:
