@@ -277,6 +277,8 @@ class HawaiiHeuristic(Agent):
                 v = TOKEN_VALUE[tok] if tok >= 0 else 0
                 val = self._token_value(s, p, v) * 0.7 + (0.8 if sp == 0 else 0.0) - 0.1 * sp
                 options.append((val, a))
+        if not options:
+            raise ValueError("hawaii heuristic: the action mask allows no action")
         best = max(options, key=lambda x: x[0])
         return best[1]
 
