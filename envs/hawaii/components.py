@@ -69,25 +69,32 @@ SLOT_ADJ = (
 BEACH_ADJ = (0, 1)
 
 
-def _distances() -> tuple[tuple[int, ...], ...]:
-    out = []
-    for s in range(NUM_SLOTS):
-        d = [-1] * NUM_SLOTS
-        d[s] = 0
-        frontier = [s]
+def board_distances(adj: tuple[tuple[int, ...], ...] | list, beach: tuple[int, ...] = BEACH_ADJ
+                    ) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
+    """Place-to-place step counts and beach-to-place step counts (-1 where unreachable)."""
+    n = len(adj)
+
+    def bfs(starts: list[int], first: int) -> list[int]:
+        d = [-1] * n
+        frontier = []
+        for a in starts:
+            d[a] = first
+            frontier.append(a)
         while frontier:
             nxt = []
             for a in frontier:
-                for b in SLOT_ADJ[a]:
+                for b in adj[a]:
                     if d[b] < 0:
                         d[b] = d[a] + 1
                         nxt.append(b)
             frontier = nxt
-        out.append(tuple(d))
-    return tuple(out)
+        return d
+
+    return tuple(tuple(bfs([s], 0)) for s in range(n)), tuple(bfs(list(beach), 1))
 
 
-SLOT_DIST = _distances()
+SLOT_DIST, BEACH_DIST = board_distances(SLOT_ADJ)
+assert BEACH_DIST == SLOT_ROW  # with §3.1's graph the beach distance is the row number
 
 # --- price tokens (rules file §5, ASSUMPTION mix) ------------------------------------------------
 NUM_TOKENS = 25

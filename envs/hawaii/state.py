@@ -78,8 +78,7 @@ from .components import (
     SEQ_SPACES,
     SHELL_HUT,
     SHELLS,
-    SLOT_DIST,
-    SLOT_ROW,
+    SLOT_ADJ,
     SPEAR_HUT,
     SPEAR_VP,
     SUPPLY,
@@ -88,6 +87,7 @@ from .components import (
     TIKI,
     TIKI_SPACES,
     TOKEN_VALUE,
+    board_distances,
 )
 
 BUY, FISHING, ISLAND = 1, 2, 3
@@ -105,6 +105,8 @@ def _opt(name: str, default: Any, doc: str, **kw: Any) -> Option:
 LIST = (list, tuple)
 
 OPTIONS = (
+    _opt("board_adjacency", [list(a) for a in SLOT_ADJ], "ASSUMPTION §3.1: neighbours of slots P1..P10 "
+         "(0-based; the beach borders P1 and P2)", type=LIST),
     _opt("place_set", "A", "ASSUMPTION §4: A = long hut + irrigation share a place, Kahuna and Tiki apart; "
          "B = long hut alone, irrigation alone, Kahuna + Tiki together", choices=("A", "B")),
     _opt("gods_per_kind", 2, "ASSUMPTION §2: god tiles per god (12 tiles / 6 gods)", bounds=(1, 2)),
@@ -214,6 +216,7 @@ class HawaiiGame(Game):
         self.token_fish = tuple(o["token_fish_by_value"][TOKEN_VALUE[t] - 2] for t in range(NUM_TOKENS))
         self.pass_spaces = self.num_players if o["pass_positions"] == "n" else SEQ_SPACES
         self.places = PLACE_SETS[o["place_set"]]
+        self.slot_dist, self.beach_dist = self._board_graph(o)
         fish_max = 10 * (3 if o["fish_cost_per_fish"] else 1)
         self.pay_size = 1 + max(2 * max(TOKEN_VALUE), max(o["dock_cost"]), fish_max)
         self.codec = A.ActionCodec(self.pay_size)
@@ -225,6 +228,29 @@ class HawaiiGame(Game):
         self.exchange_limit = o["exchange_limit"]
         self.long_hut_width = o["long_hut_width"]
         self.max_cols = o["max_village_columns"]
+
+    @staticmethod
+    def _board_graph(o: dict[str, Any]) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
+        """Validate ``board_adjacency`` (symmetric, connected) and derive the step counts of §12.1."""
+        adj = o["board_adjacency"]
+        bad = ValueError(f"hawaii: option board_adjacency must be 10 lists of neighbour slots 0..9, symmetric and "
+                         f"connected, got {adj!r}")
+        if not isinstance(adj, (list, tuple)) or len(adj) != NUM_SLOTS:
+            raise bad
+        clean = []
+        for a, nb in enumerate(adj):
+            if not isinstance(nb, (list, tuple)) or any(
+                    isinstance(b, bool) or not isinstance(b, int) or not 0 <= b < NUM_SLOTS or b == a for b in nb):
+                raise bad
+            clean.append(sorted(set(nb)))
+        for a, nb in enumerate(clean):
+            if any(a not in clean[b] for b in nb):
+                raise bad
+        o["board_adjacency"] = clean
+        dist, beach = board_distances(tuple(tuple(x) for x in clean))
+        if min(beach) < 0:
+            raise bad
+        return dist, beach
 
     def new_state(self, seed: int | None = None) -> HawaiiState:
         return HawaiiState.new_game(self, seed)
@@ -513,14 +539,15 @@ class HawaiiState(State):
     def move_cost(self, p: int, slot: int) -> int:
         """§12.1: steps from the beach or the current place, staying costs 1, Pele caps the cost."""
         loc = self.loc[p]
+        g = self.game
         if loc < 0:
-            d = SLOT_ROW[slot]
+            d = g.beach_dist[slot]
         elif loc == slot:
             d = 1
         else:
-            d = SLOT_DIST[loc][slot]
-            if self.game.options["beach_as_waypoint"]:
-                d = min(d, SLOT_ROW[loc] + SLOT_ROW[slot])
+            d = g.slot_dist[loc][slot]
+            if g.options["beach_as_waypoint"]:
+                d = min(d, g.beach_dist[loc] + g.beach_dist[slot])
         pele = self.side_of(p, PELE)
         if pele:
             d = min(d, PELE_CAP[pele - 1])
@@ -759,7 +786,7 @@ class HawaiiState(State):
         a1, a2 = self.huts_free(p)
         nohut = a1 == 0 and a2 == 0
         loc = self.loc[p]
-        dist = SLOT_ROW if loc < 0 else SLOT_DIST[loc]
+        dist = g.beach_dist if loc < 0 else g.slot_dist[loc]
         waypoint = g.options["beach_as_waypoint"] and loc >= 0
         pele = self.side_of(p, PELE)
         cap = PELE_CAP[pele - 1] if pele else 99
@@ -794,7 +821,7 @@ class HawaiiState(State):
                 continue
             mc = 1 if loc == s else dist[s]
             if waypoint:
-                mc = min(mc, SLOT_ROW[loc] + SLOT_ROW[s])
+                mc = min(mc, g.beach_dist[loc] + g.beach_dist[s])
             if mc > cap:
                 mc = cap
             if nohut:

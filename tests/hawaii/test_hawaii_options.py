@@ -173,3 +173,29 @@ def test_pass_positions_option():
     end_round(s, 2)
     assert s.round == 1 and s.order == [1, 0]
     assert type(s).from_json(s.to_json()).to_json() == s.to_json()
+
+
+def test_board_adjacency_option_changes_movement_costs():
+    from meeplezoo.envs.hawaii.components import SLOT_ADJ
+
+    adj = [list(a) for a in SLOT_ADJ]
+    adj[0].append(8)  # a path from P1 straight up to P9
+    adj[8].append(0)
+    s = position(2, {"board_adjacency": adj}, loc=[0, -1])
+    assert s.move_cost(0, 8) == 1 and s.move_cost(1, 8) == 2  # from the beach: P1, then P9
+    # a chain P1-P3-P4-...: P1 and P2 far apart, unless the beach may be crossed
+    chain = [[2], [9], [0, 3], [2, 4], [3, 5], [4, 6], [5, 7], [6, 8], [7, 9], [8, 1]]
+    a = position(2, {"board_adjacency": chain}, loc=[0, -1])
+    b = position(2, {"board_adjacency": chain, "beach_as_waypoint": True}, loc=[0, -1])
+    assert a.move_cost(0, 1) == 9 and b.move_cost(0, 1) == 2
+
+
+@pytest.mark.parametrize("adj", [
+    [[1]] * 10,  # not symmetric
+    [[1], [0], [3], [2], [5], [4], [7], [6], [9], [8]],  # P3..P10 unreachable from the beach
+    [[0]] + [[]] * 9,  # a slot next to itself
+    [[1, 2]] * 9,  # 9 slots
+])
+def test_bad_board_adjacency_is_refused(adj):
+    with pytest.raises(ValueError, match="board_adjacency"):
+        HawaiiGame(2, board_adjacency=adj)
