@@ -41,7 +41,8 @@ def run_game(name: str, args: argparse.Namespace) -> dict:
     game = meeplezoo.make_game(name, args.players)
     run_dir = Path(args.runs) / name
     if not args.eval_only:
-        train(game, None, opponents=default_opponents(game), timesteps=args.max_timesteps, out_dir=run_dir,
+        opponents = args.opponents or default_opponents(game)
+        train(game, None, opponents=opponents, timesteps=args.max_timesteps, out_dir=run_dir,
               eval_games=args.curve_games, eval_interval_s=args.minutes * 60 / args.curve_points,
               final_eval_games=0, time_limit=args.minutes * 60, seed=args.seed, n_envs=2,
               vec="dummy" if args.parallel > 1 else "auto", verbose=1)
@@ -56,7 +57,8 @@ def run_game(name: str, args: argparse.Namespace) -> dict:
     for spec, st in stats.items():
         row[spec] = {"games": st.games, "win_rate": st.win_rate, "interval": list(st.interval),
                      "mean_margin": st.mean_margin}
-    plot_curve(name, run_dir / "eval.csv", Path(args.out) / f"ppo_curve_{name}.png")
+    row["opponents"] = json.loads((run_dir / "config.json").read_text())["opponents"]
+    plot_curve(name, run_dir / "eval.csv", Path(args.out) / f"ppo_curve_{name}{args.tag}.png")
     print(f"{name}: done", json.dumps(row), flush=True)
     return row
 
@@ -120,11 +122,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--curve-points", type=int, default=10, help="evaluations during training")
     p.add_argument("--parallel", type=int, default=1, help="games trained at once")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--opponents", default=None, help="training opponents (default random:1,heuristic:1)")
+    p.add_argument("--tag", default="", help="suffix for the output files, e.g. _random_only")
     p.add_argument("--eval-only", action="store_true", help="only evaluate the runs already trained")
     p.add_argument("--runs", default="runs/ppo_results", help="where checkpoints go")
     p.add_argument("--out", default=str(HERE / "results"), help="where the table and plots go")
     p.add_argument("--json", default=None, help="results JSON (default OUT/ppo_results.json)")
     args = p.parse_args(argv)
+    if args.tag and not args.runs.endswith(args.tag):
+        args.runs += args.tag
     names = args.games or [n for n in meeplezoo.list_envs() if _imports(n)]
     t0 = time.monotonic()
     if args.parallel > 1:
@@ -135,11 +141,12 @@ def main(argv: list[str] | None = None) -> int:
     md = table(rows)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    header = (f"MaskablePPO, 2 players, at most {args.minutes:g} min of training per game against random:1,heuristic:1 "
+    header = (f"MaskablePPO, 2 players, at most {args.minutes:g} min of training per game against "
+              f"{args.opponents or 'random:1,heuristic:1'} "
               f"({args.parallel} game(s) at a time on {os.cpu_count()} cores); best checkpoint, greedy, "
               f"{args.eval_games} games per opponent, seats rotated.\n\n")
-    (out / "ppo_results.md").write_text(header + md + "\n")
-    Path(args.json or out / "ppo_results.json").write_text(json.dumps(
+    (out / f"ppo_results{args.tag}.md").write_text(header + md + "\n")
+    Path(args.json or out / f"ppo_results{args.tag}.json").write_text(json.dumps(
         {"rows": rows, "minutes": args.minutes, "parallel": args.parallel, "cpu_count": os.cpu_count(),
          "total_wall_s": time.monotonic() - t0, "command": " ".join(sys.argv)}, indent=2))
     print(header + md)

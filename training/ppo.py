@@ -317,7 +317,7 @@ class TrainingCallback(BaseCallback):
         self._last_score = score
         if self.verbose:
             rates = "  ".join(f"{spec}: {st.win_rate:.3f}" for spec, st in results.items())
-            print(f"[{self.num_timesteps:>9} steps, {row['wall_s']:7.1f}s] win rate vs {rates}"
+            print(f"[{self.game.name} {self.num_timesteps:>9} steps, {row['wall_s']:7.1f}s] win rate vs {rates}"
                   + ("  (best)" if row["best"] else ""), flush=True)
 
     def _write_row(self, row: dict[str, Any]) -> None:
