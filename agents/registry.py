@@ -33,7 +33,8 @@ def _load(path: str) -> Any:
     return getattr(importlib.import_module(module), attr)
 
 
-def _convert(value: str) -> Any:
+def parse_value(value: str) -> Any:
+    """``'true'`` -> True, ``'3'`` -> 3, ``'0.5'`` -> 0.5, anything else stays a string."""
     low = value.lower()
     if low in ("true", "false"):
         return low == "true"
@@ -58,7 +59,7 @@ def parse_spec(spec: str) -> tuple[str, list[str], dict[str, Any]]:
     for part in parts:
         if "=" in part:
             k, v = part.split("=", 1)
-            kwargs[k.strip()] = _convert(v.strip())
+            kwargs[k.strip()] = parse_value(v.strip())
         elif part:
             args.append(part)
     return name.strip(), args, kwargs

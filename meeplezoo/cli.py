@@ -19,24 +19,14 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from meeplezoo.agents.registry import parse_value
+
 # subcommand -> module with add_parser(subparsers) and run(args); imported lazily
 EXTRA_COMMANDS: dict[str, str] = {
     "train": "meeplezoo.training.ppo_cli",
     "evaluate": "meeplezoo.training.ppo_cli",
     "league": "meeplezoo.training.league_cli",
 }
-
-
-def parse_value(text: str) -> Any:
-    low = text.lower()
-    if low in ("true", "false"):
-        return low == "true"
-    for conv in (int, float):
-        try:
-            return conv(text)
-        except ValueError:
-            pass
-    return text
 
 
 def parse_options(items: Sequence[str] | None) -> dict[str, Any]:
