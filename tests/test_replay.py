@@ -82,6 +82,8 @@ def test_states_from_replay_rejects_bad_documents():
         replay.states_from_replay(doc, game=game)
     with pytest.raises(ValueError, match="not 'toy'"):
         replay.states_from_replay({**result.replay(), "game": "kerala"}, game=game)
+    with pytest.raises(ValueError, match="configuration"):
+        replay.states_from_replay(result.replay(), game=ToyGame(2))
 
 
 def test_write_frames(tmp_path):

@@ -61,6 +61,8 @@ def states_from_replay(doc: dict[str, Any], game: Game | None = None) -> tuple[G
         game = make_game(name, n, **config)
     elif game.name != name:
         raise ValueError(f"replay is for game {name!r}, not {game.name!r}")
+    elif json.loads(json.dumps(game.config)) != json.loads(json.dumps(doc["config"])):
+        raise ValueError(f"replay is for the configuration {doc['config']}, not {game.config}")
     state = game.new_state(seed)
     states = [state.clone()]
     for i, a in enumerate(actions):
