@@ -55,7 +55,7 @@ from ..core.game import Layout
 from . import components as C
 
 if TYPE_CHECKING:
-    from .state import KeralaGame, KeralaState
+    from .state import KeralaGame, KeralaState, PlatformScore
 
 PLANES = 23
 PLAYER_FEATURES = 19
@@ -102,34 +102,111 @@ def code_features(game: KeralaGame) -> np.ndarray:
 
 
 def platform_block(state: KeralaState, player: int) -> tuple[np.ndarray, np.ndarray]:
-    """Planes 0-21 and the features of one platform, cached until that platform changes."""
+    """Planes 0-21 (flat) and the features of one platform, cached until that platform changes.
+
+    A platform changes at almost every decision, but only at one or two cells: the planes are a
+    patched copy of the previous ones (the changed cells, the elephants, and the area planes of
+    the areas that changed or changed their kept status); from scratch only the first time."""
     cached = state._enc[player]
     if cached is not None:
         return cached
-    g = state.game
-    enc = np.zeros((PLANES, g.num_cells), dtype=np.float32)
-    p2c = g.pad_to_cell
-    stacks = state.stacks[player]
-    cells = [p2c[x] for x in stacks]
-    enc[:STATIC_PLANES, cells] = code_features(g)[[st[-1] for st in stacks.values()]].T
     score = state.platform_score(player)
-    kept, area_of, area_tiles = score.kept, score.area_of, score.area_tiles
-    heights = []
-    dyn = []  # per cell: height / 8, kept, area tiles / 10
-    for x, st in stacks.items():
-        h = len(st)
-        heights.append(h)
-        a = area_of[x]
-        dyn.append((h * 0.125 if h < 8 else 1.0, 1.0 if a in kept else 0.0,
-                    area_tiles[a] * 0.1 if area_tiles[a] < 10 else 1.0))
-    enc[DYNAMIC_PLANES, cells] = np.asarray(dyn, dtype=np.float32).T
+    base = state._enc_base[player]
+    dirty = state._enc_dirty[player]
+    if base is None or len(dirty) > 8:
+        enc = _build_planes(state, player, score)
+    else:
+        enc = _patch_planes(state, player, score, base, dirty)
+    els = state.elephants[player]
+    state._enc_base[player] = (enc, score, els)  # elephant lists are replaced, never edited, on a move
+    state._enc_dirty[player] = ()
+    feats = np.asarray(player_features(state, player, len(state.stacks[player]), sum(score.area_tiles.values())),
+                       dtype=np.float32)
+    cached = state._enc[player] = (enc.reshape(-1), feats)
+    return cached
+
+
+def _build_planes(state: KeralaState, player: int, score: PlatformScore) -> np.ndarray:
+    """Planes 0-21 of a platform from scratch."""
+    g = state.game
+    tab = _tables(g)
+    stacks = state.stacks[player]
+    enc = np.zeros((PLANES, g.num_cells), dtype=np.float32)
+    keys = list(stacks)
+    cells = tab["p2c"][keys]
+    tops = [st[-1] for st in stacks.values()]
+    enc[:STATIC_PLANES, cells] = tab["features_t"][:, tops]
+    enc[17, cells] = tab["height_value"][[len(st) for st in stacks.values()]]
+    area_of = score.area_of
+    kept = score.kept
+    size = {a: (t * 0.1 if t < 10 else 1.0) for a, t in score.area_tiles.items()}
+    ai = [area_of[x] for x in keys]
+    enc[20, cells] = [1.0 if a in kept else 0.0 for a in ai]
+    enc[21, cells] = [size[a] for a in ai]
+    p2c = g.pad_to_cell
     els = state.elephants[player]
     enc[18, p2c[els[0]]] = 1.0
     enc[18, p2c[els[1]]] = 1.0
     enc[19] = enc[g.player_colours[player]]
-    feats = np.asarray(player_features(state, player, len(stacks), sum(heights)), dtype=np.float32)
-    cached = state._enc[player] = (enc.reshape(-1), feats)
-    return cached
+    return enc
+
+
+def _patch_planes(state: KeralaState, player: int, score: PlatformScore, base: tuple,
+                  dirty: tuple[int, ...]) -> np.ndarray:
+    """Planes 0-21 as a copy of ``base`` (the planes of an earlier position of this platform)
+    rewritten at the ``dirty`` cells, at the elephants, and over the areas that are new or changed
+    their kept status.  An area untouched since ``base`` keeps its very cell list (``Areas`` shares
+    it), so identity tells it apart.  All writes go through one fancy assignment on the flat copy
+    (a numpy call costs more than the Python that lists the few entries)."""
+    g = state.game
+    tab = _tables(g)
+    old_enc, old_sc, old_els = base
+    enc = old_enc.copy()
+    p2c = g.pad_to_cell
+    stacks = state.stacks[player]
+    own = g.player_colours[player]
+    code_colour = g.code_colour
+    cell_idx, cell_idx_top, code_vals = tab["cell_idx"], tab["cell_idx_top"], tab["code_vals"]
+    height_list = tab["height_list"]
+    gsize = g.num_cells
+    idx: list[int] = []
+    vals: list[float] = []
+    for x in set(dirty):
+        c = p2c[x]
+        st = stacks.get(x)
+        if st is None:  # emptied: planes 0-21 cleared
+            idx += cell_idx[c]
+            vals += tab["zero_cell"]
+        else:  # planes 0-19; the area planes follow below if its area changed
+            code = st[-1]
+            idx += cell_idx_top[c]
+            vals += code_vals[code]
+            vals += (height_list[len(st)], 0.0, 1.0 if code_colour[code] == own else 0.0)
+    els = state.elephants[player]
+    if els != old_els or dirty:  # rewritten cells lost their elephant mark
+        base18 = 18 * gsize
+        idx += (base18 + p2c[old_els[0]], base18 + p2c[old_els[1]], base18 + p2c[els[0]], base18 + p2c[els[1]])
+        vals += (0.0, 0.0, 1.0, 1.0)
+    old_areas, old_kept = old_sc.areas, old_sc.kept
+    kept, tiles = score.kept, score.area_tiles
+    base20 = 20 * gsize
+    base21 = 21 * gsize
+    for k, (_colour, cells) in score.areas.items():
+        is_kept = k in kept
+        old = old_areas.get(k)
+        if old is not None and old[1] is cells and (k in old_kept) == is_kept:
+            continue
+        t = tiles[k]
+        kv = 1.0 if is_kept else 0.0
+        sv = t * 0.1 if t < 10 else 1.0
+        for x in cells:
+            c = p2c[x]
+            idx += (base20 + c, base21 + c)
+            vals += (kv, sv)
+    if idx:
+        flat = enc.reshape(-1)
+        flat[idx] = vals  # later entries win: the area planes after the cells' defaults
+    return enc
 
 
 def legal_cells(state: KeralaState) -> list[int]:
@@ -175,58 +252,75 @@ def _tables(game: KeralaGame) -> dict:
     if tab is None:
         lay = game.observation_layout
         n = game.num_players
-        offer_idx = []  # per tile: positions set to 1 inside an offer slot
+        offer_rows = np.zeros((C.NUM_GAME_TILES + 1, OFFER_FEATURES), dtype=np.float32)  # last row: empty slot
         for t in range(C.NUM_GAME_TILES):
             idx = [0, 1 + game.tile_colour[t], 6 + game.tile_kind[t]]
             if game.tile_second[t] >= 0:
                 idx.append(13 + game.tile_second[t])
-            offer_idx.append(idx)
+            offer_rows[t, idx] = 1.0
         cip = np.zeros(C.NUM_COLOURS, dtype=np.float32)
         cip[list(game.player_colours)] = 1.0
+        max_height = C.NUM_GAME_TILES + 2
         tab = {
-            "size": game.observation_shape[0],
             "block": PLANES * game.num_cells,
             "pending": lay["pending_cell"].start,
-            "players": lay["player_0"].start,
-            "offer": lay["offer"].start,
-            "unseen": lay["unseen"],
-            "cip": lay["colours_in_play"],
-            "cip_values": cip,
             "globals": lay["globals"].start,
-            "offer_idx": offer_idx,
             "n": n,
+            "p2c": np.asarray(game.pad_to_cell, dtype=np.intp),
+            "features_t": np.ascontiguousarray(code_features(game).T),
+            "height_value": np.minimum(np.arange(max_height, dtype=np.float32) * 0.125, 1.0),
+            "offer_rows": offer_rows,
+            "cip_values": cip,
+            "zeros_pending": np.zeros(game.num_cells, dtype=np.float32),
+            "zeros_globals": np.zeros(GLOBAL_FEATURES, dtype=np.float32),
         }
+        g_cells = game.num_cells
+        # per window cell: flat indices of its planes 0-21 inside a platform block
+        tab["cell_idx"] = [[p * g_cells + c for p in range(PLANE_LEGAL)] for c in range(g_cells)]
+        tab["cell_idx_top"] = [row[:20] for row in tab["cell_idx"]]  # planes 0-19
+        tab["code_vals"] = [list(map(float, row)) for row in code_features(game)]  # planes 0-16 per code
+        tab["height_list"] = [float(v) for v in tab["height_value"]]
+        tab["zero_cell"] = [0.0] * PLANE_LEGAL
         game._kerala_obs_tables = tab
     return tab
 
 
+def common_block(state: KeralaState) -> np.ndarray:
+    """Offer, unseen counts and colours in play: the same for every observer (cached per position)."""
+    common = state._common
+    if common is None:
+        tab = _tables(state.game)
+        slots = state.offer + [C.NUM_GAME_TILES] * (5 - len(state.offer))
+        unseen = np.asarray(state.unseen, dtype=np.float32)
+        unseen *= 0.125
+        common = state._common = np.concatenate((tab["offer_rows"][slots].reshape(-1), unseen, tab["cip_values"]))
+    return common
+
+
 def encode(state: KeralaState, player: int) -> np.ndarray:
-    """Player ``player``'s observation (a fresh float32 array)."""
+    """Player ``player``'s observation (a fresh float32 array).
+
+    One concatenation of cached pieces (platform blocks and player features in seat order from
+    ``player``, the shared offer/unseen block, zeros for the pending plane and the globals), then
+    one fancy assignment for the few per-observer ones (legal cells, pending cell, globals)."""
     g = state.game
     tab = _tables(g)
     n = tab["n"]
-    out = np.zeros(tab["size"], dtype=np.float32)
-    block = tab["block"]
+    blocks = [platform_block(state, (player + i) % n) for i in range(n)]
+    parts = [b for b, _f in blocks]
+    parts.append(tab["zeros_pending"])
+    parts.extend(f for _b, f in blocks)
+    parts.append(common_block(state))
+    parts.append(tab["zeros_globals"])
+    out = np.concatenate(parts)
     acting = state.current_player
-    ones: list[int] = []
-    pbase = tab["players"]
-    for i in range(n):
-        p = (player + i) % n
-        planes, pf = platform_block(state, p)
-        out[i * block:(i + 1) * block] = planes
-        out[pbase + i * PLAYER_FEATURES:pbase + (i + 1) * PLAYER_FEATURES] = pf
     if acting == player:
-        ones.extend(PLANE_LEGAL * g.num_cells + c for c in legal_cells(state))
+        base = PLANE_LEGAL * g.num_cells
+        ones = [base + c for c in legal_cells(state)]
+    else:
+        ones = []
     if state.pending >= 0:
         ones.append(tab["pending"] + g.pad_to_cell[state.pending])
-    base = tab["offer"]
-    offer_idx = tab["offer_idx"]
-    for slot, t in enumerate(state.offer):
-        b = base + slot * OFFER_FEATURES
-        ones.extend(b + k for k in offer_idx[t])
-    out[tab["unseen"]] = state.unseen
-    out[tab["unseen"]] *= 0.125
-    out[tab["cip"]] = tab["cip_values"]
     gb = tab["globals"]
     ones.append(gb + 2 + (state.start_seat - player) % n)
     ones.append(gb + 7 + (player - state.start_seat) % n)
@@ -236,5 +330,6 @@ def encode(state: KeralaState, player: int) -> np.ndarray:
     ones.append(gb + 22 + n - 2)
     out[ones] = 1.0
     out[gb] = len(state.bag) / 100.0
-    out[gb + 1] = min(state.round / g.total_rounds, 1.0)
+    r = state.round / g.total_rounds
+    out[gb + 1] = r if r < 1.0 else 1.0
     return out

@@ -200,15 +200,18 @@ class KeralaGame(Game):
 
 
 class PlatformScore:
-    """A platform scored as at the end of the game (kept areas chosen, removal applied)."""
+    """A platform scored as at the end of the game (kept areas chosen, removal applied).
+
+    Areas are named by their smallest cell (their *key*); ``areas`` maps key -> (colour, cells)
+    in increasing key order, the canonical order in which ties of the keep choice break."""
 
     __slots__ = ("areas", "area_of", "area_tiles", "kept", "symbols", "edges", "removed_tiles", "missing",
                  "standing", "area_count")
 
     def __init__(self) -> None:
-        self.areas: list[tuple[int, list[int]]] = []  # (colour, cells)
-        self.area_of: dict[int, int] = {}
-        self.area_tiles: list[int] = []  # tiles (all layers) per area
+        self.areas: dict[int, tuple[int, list[int]]] = {}  # key -> (colour, cells)
+        self.area_of: dict[int, int] = {}  # cell -> key
+        self.area_tiles: dict[int, int] = {}  # key -> tiles (all layers)
         self.kept: set[int] = set()
         self.symbols = self.edges = self.removed_tiles = self.missing = self.standing = 0
         self.area_count = [0] * C.NUM_COLOURS
@@ -226,81 +229,146 @@ class PlatformScore:
                 "removed_tiles": self.removed_tiles, "missing_colours": self.missing, "total": self.total}
 
 
-def find_areas(game: KeralaGame, stacks: dict[int, tuple[int, ...]]) -> tuple[list[tuple[int, list[int]]], dict]:
-    """Areas: maximal orthogonally connected groups of cells whose top tiles share a primary colour."""
-    stats = _area_stats(game, stacks)
-    return stats[0], stats[1]
+class Areas:
+    """The areas of one platform with their §9 statistics, keyed by each area's smallest cell.
+
+    Built once from scratch (:func:`build_areas`), then carried along by :func:`update_areas` when a
+    few cells change, so scoring the platform after a placement refills only the areas around the
+    changed cells.  Never modified once built: states and their clones share it."""
+
+    __slots__ = ("area_of", "cells", "colour", "sym", "tiles", "mask", "edge_cells")
+
+    def __init__(self) -> None:
+        self.area_of: dict[int, int] = {}  # cell -> key
+        self.cells: dict[int, list[int]] = {}  # key -> cells
+        self.colour: dict[int, int] = {}  # key -> primary colour
+        self.sym: dict[int, int] = {}  # key -> visible symbols
+        self.tiles: dict[int, int] = {}  # key -> tiles in all layers
+        self.mask: dict[int, int] = {}  # key -> bit mask of the colours of all layers
+        self.edge_cells: frozenset[int] = frozenset()  # cells whose top tile is a colored-edge tile
 
 
-def _area_stats(game: KeralaGame, stacks: dict[int, tuple[int, ...]]) -> tuple:
-    """One pass over the platform: areas (cells in canonical order), the area of each cell, and per
-    area its visible symbols, its tiles (all layers) and the colours of all its layers, plus the cells
-    whose top tile is a colored-edge tile."""
-    code_colour, code_symbols, code_edge = game.code_colour, game.code_symbols, game.code_edge_target
-    delta = game.delta
-    top = {cell: st[-1] for cell, st in stacks.items()}
-    area_of: dict[int, int] = {}
-    areas: list[tuple[int, list[int]]] = []
-    sym: list[int] = []
-    tiles: list[int] = []
-    colours_any: list[int] = []
-    edge_cells: list[int] = []
-    for cell in sorted(top):  # canonical numbering: ties in the keep choice break the same way everywhere
+def _fill_areas(game: KeralaGame, stacks: dict[int, tuple[int, ...]], region: Any, res: Areas) -> None:
+    """Flood-fill the cells of ``region`` (a union of whole areas) into ``res``, smallest cell first."""
+    code_colour, code_symbols = game.code_colour, game.code_symbols
+    dn, de, ds, dw = game.delta
+    area_of = res.area_of
+    colour_at = {cell: code_colour[stacks[cell][-1]] for cell in region}
+    get = colour_at.get
+    for cell in sorted(colour_at):
         if cell in area_of:
             continue
-        colour = code_colour[top[cell]]
-        idx = len(areas)
-        area_of[cell] = idx
+        colour = colour_at[cell]
+        area_of[cell] = cell
         cells = [cell]
-        i = s = t = 0
+        for x in cells:  # grows while it is walked: a breadth-first fill
+            for y in (x + dn, x + de, x + ds, x + dw):
+                if get(y) == colour and y not in area_of:
+                    area_of[y] = cell
+                    cells.append(y)
+        s = t = 0
         mask = 1 << colour
-        while i < len(cells):
-            x = cells[i]
-            i += 1
+        for x in cells:
             st = stacks[x]
-            code = st[-1]
-            s += code_symbols[code]
-            t += len(st)
-            if len(st) > 1:
+            s += code_symbols[st[-1]]
+            h = len(st)
+            t += h
+            if h > 1:
                 for c in st:
                     mask |= 1 << code_colour[c]
-            if code_edge[code] >= 0:
-                edge_cells.append(x)
-            for d in delta:
-                y = x + d
-                if y not in area_of:
-                    ty = top.get(y)
-                    if ty is not None and code_colour[ty] == colour:
-                        area_of[y] = idx
-                        cells.append(y)
-        areas.append((colour, cells))
-        sym.append(s)
-        tiles.append(t)
-        colours_any.append(mask)
-    return areas, area_of, sym, tiles, colours_any, edge_cells
+        res.cells[cell] = cells
+        res.colour[cell] = colour
+        res.sym[cell] = s
+        res.tiles[cell] = t
+        res.mask[cell] = mask
+
+
+def build_areas(game: KeralaGame, stacks: dict[int, tuple[int, ...]]) -> Areas:
+    """Areas: maximal orthogonally connected groups of cells whose top tiles share a primary colour."""
+    res = Areas()
+    _fill_areas(game, stacks, stacks, res)
+    edge = game.code_edge_target
+    res.edge_cells = frozenset(cell for cell, st in stacks.items() if edge[st[-1]] >= 0)
+    return res
+
+
+def update_areas(game: KeralaGame, old: Areas, stacks: dict[int, tuple[int, ...]], changed: Any) -> Areas:
+    """The areas after the cells ``changed`` were placed on, emptied or filled (``stacks`` is the new
+    platform): only the old areas containing or touching a changed cell are refilled.  Their cells
+    and the changed cells form a union of whole new areas (a new area reaching outside would join
+    an untouched old area through a cell whose colour did not change, which maximality excludes)."""
+    dn, de, ds, dw = game.delta
+    old_of = old.area_of
+    touched = set()
+    for x in changed:
+        for y in (x, x + dn, x + de, x + ds, x + dw):
+            k = old_of.get(y)
+            if k is not None:
+                touched.add(k)
+    res = Areas()
+    area_of = res.area_of = dict(old_of)
+    cells, colour, sym, tiles, mask = (dict(old.cells), dict(old.colour), dict(old.sym), dict(old.tiles),
+                                       dict(old.mask))
+    region = [x for x in changed if x in stacks]
+    for k in touched:
+        for x in cells.pop(k):
+            del area_of[x]
+            if x not in changed:
+                region.append(x)
+        del colour[k], sym[k], tiles[k], mask[k]
+    for x in changed:
+        area_of.pop(x, None)
+    res.cells, res.colour, res.sym, res.tiles, res.mask = cells, colour, sym, tiles, mask
+    _fill_areas(game, stacks, region, res)
+    edge = game.code_edge_target
+    edges = set(old.edge_cells)
+    for x in changed:
+        st = stacks.get(x)
+        if st is not None and edge[st[-1]] >= 0:
+            edges.add(x)
+        else:
+            edges.discard(x)
+    res.edge_cells = frozenset(edges)
+    return res
+
+
+def find_areas(game: KeralaGame, stacks: dict[int, tuple[int, ...]]) -> tuple[list[tuple[int, list[int]]], dict]:
+    """Areas as a list of (colour, cells) in canonical order, and the index of each cell's area."""
+    ar = build_areas(game, stacks)
+    keys = sorted(ar.cells)
+    index = {k: i for i, k in enumerate(keys)}
+    return [(ar.colour[k], ar.cells[k]) for k in keys], {cell: index[k] for cell, k in ar.area_of.items()}
 
 
 def score_platform(game: KeralaGame, stacks: dict[int, tuple[int, ...]], own_colour: int,
-                   standing: int, exhaustive: bool = False) -> PlatformScore:
+                   standing: int, exhaustive: bool = False, areas: Areas | None = None) -> PlatformScore:
     """Final score of one platform, keeping the areas that maximise the player's total (§9).
 
     ``exhaustive=True`` tries every combination of kept areas (the brute-force reference of §11.1
-    item 10); the default prunes the search without changing the optimum.
+    item 10); the default prunes the search without changing the optimum.  ``areas`` may pass the
+    platform's areas when the caller already holds them (they must describe ``stacks``).
     """
     opts = game.options
     res = PlatformScore()
     res.standing = standing
-    areas, area_of, sym, tiles, colours_any, edge_cells = _area_stats(game, stacks)
-    res.areas, res.area_of, res.area_tiles = areas, area_of, tiles
+    if areas is None:
+        areas = build_areas(game, stacks)
+    keys = sorted(areas.cells)  # canonical order
+    sym, tiles, colours_any, colour_of = areas.sym, areas.tiles, areas.mask, areas.colour
+    area_of = areas.area_of
+    cells_of = areas.cells
+    res.areas = {k: (colour_of[k], cells_of[k]) for k in keys}
+    res.area_of, res.area_tiles = area_of, tiles
     code_colour, code_edge = game.code_colour, game.code_edge_target
-    n_areas = len(areas)
-    for colour, _cells in areas:
-        res.area_count[colour] += 1
+    by_colour: list[list[int]] = [[], [], [], [], []]
+    for k in keys:
+        by_colour[colour_of[k]].append(k)
+    res.area_count = [len(b) for b in by_colour]
     # colored-edge bonus candidates: pairs (area of the edge tile, area of the neighbour)
     edge_pairs: list[tuple[int, int]] = []
     delta = game.delta
     if opts["edge_bonus_layers"] == "top_only":
-        for cell in edge_cells:
+        for cell in areas.edge_cells:
             code = stacks[cell][-1]
             y = cell + delta[code & 3]
             nb = stacks.get(y)
@@ -333,9 +401,6 @@ def score_platform(game: KeralaGame, stacks: dict[int, tuple[int, ...]], own_col
             v += C.POINTS_PER_MISSING_COLOUR * bin(full_mask & ~mask).count("1")
         return v
 
-    by_colour: list[list[int]] = [[], [], [], [], []]
-    for a, (colour, _cells) in enumerate(areas):
-        by_colour[colour].append(a)
     own_limit = opts["own_colour_areas"]
     limit = [own_limit if c == own_colour else C.AREAS_KEPT_OTHER_COLOUR for c in range(C.NUM_COLOURS)]
     fixed: list[int] = []
@@ -359,7 +424,7 @@ def score_platform(game: KeralaGame, stacks: dict[int, tuple[int, ...]], own_col
         # Exact and fast: an edge pair with one side always kept is a bonus of the other side alone;
         # among areas linked to no other undecided area only the best k of a colour can be worth keeping.
         fixed_set = set(fixed)
-        adj = [sym[a] + 2 * tiles[a] for a in range(n_areas)]
+        adj = {a: sym[a] + 2 * tiles[a] for a in keys}
         live_pairs = []
         for x, y in edge_pairs:
             if x in fixed_set:
@@ -370,7 +435,7 @@ def score_platform(game: KeralaGame, stacks: dict[int, tuple[int, ...]], own_col
             else:
                 live_pairs.append((x, y))
         if not live_pairs:  # no links between undecided areas: the best k of each colour
-            kept = set(fixed)
+            kept = fixed_set
             for c in ambiguous:
                 kept.update(sorted(by_colour[c], key=lambda a: -adj[a])[: limit[c]])
         else:
@@ -390,10 +455,10 @@ def score_platform(game: KeralaGame, stacks: dict[int, tuple[int, ...]], own_col
     res.kept = kept
     symbols = removed = 0
     mask = 0
-    for a in range(n_areas):
+    for a in keys:
         if a in kept:
             symbols += sym[a]
-            mask |= colours_any[a] if presence_any else 1 << areas[a][0]
+            mask |= colours_any[a] if presence_any else 1 << colour_of[a]
         else:
             removed += tiles[a]
     res.symbols = symbols
@@ -467,6 +532,15 @@ class KeralaState(State):
         self._pairs: dict[int, list[int]] | None = None
         self._score: list[PlatformScore | None] = [None] * n
         self._enc: list[Any] = [None] * n  # per-player observation planes (observation.py)
+        self._common: np.ndarray | None = None  # offer + unseen block of the observation (observation.py)
+        # per-player areas of the last scored platform and the cells changed since (scoring refills
+        # only the areas around them)
+        self._areas: list[Areas | None] = [None] * n
+        self._area_dirty: list[tuple[int, ...]] = [()] * n
+        # per-player planes of the last observation built and the cells changed since (the next one
+        # patches a copy of them; observation.py)
+        self._enc_base: list[Any] = [None] * n
+        self._enc_dirty: list[tuple[int, ...]] = [()] * n
 
     # -- construction ----------------------------------------------------------------------------
     @classmethod
@@ -770,6 +844,7 @@ class KeralaState(State):
         codec = g.codec
         self._mask = None
         if phase == C.PHASE_PICK:
+            self._common = None  # the offer changes
             if a < PICK_IDS:
                 self._take_and_place(a >> 5, (a >> 4) & 1, (a >> 2) & 3, a & 3)
             else:
@@ -791,10 +866,15 @@ class KeralaState(State):
             self._turn_moved_stack(a - codec.rot_base)
             self._end_turn()
 
-    def _platform_changed(self, p: int) -> None:
+    def _platform_changed(self, p: int, cells: tuple[int, ...], areas_changed: bool = True) -> None:
+        """Player ``p``'s platform changed at ``cells``; ``areas_changed=False``: only an orientation."""
         self._score[p] = None
         self._enc[p] = None
         self._pairs = None
+        if self._enc_base[p] is not None:
+            self._enc_dirty[p] += cells
+        if areas_changed and self._areas[p] is not None:
+            self._area_dirty[p] += cells
 
     def _take_and_place(self, slot: int, e: int, d: int, o: int) -> None:
         """§5: take an offer tile, put it next to elephant ``e``, and walk the elephant onto it."""
@@ -807,7 +887,7 @@ class KeralaState(State):
         st[q] = st.get(q, ()) + (tile * 4 + o,)
         other = els[1 - e]
         self.elephants[p] = [q, other] if q < other else [other, q]
-        self._platform_changed(p)
+        self._platform_changed(p, (q,))
         kind = g.tile_kind[tile]
         if kind == C.KIND_MOVE_ELEPHANT and len(st) > 2:  # §6.1 (lapses when no tile is free)
             self.phase = C.PHASE_MOVE_ELEPHANT
@@ -839,7 +919,7 @@ class KeralaState(State):
         st = self.stacks[p]
         stack = st.pop(s)
         st[q] = stack
-        self._platform_changed(p)
+        self._platform_changed(p, (s, q))
         if self.game.options["move_tile_may_rotate"] and self.game.code_edge_target[stack[-1]] >= 0:
             self.pending = q
             self.phase = C.PHASE_MOVE_TILE_ROT
@@ -854,7 +934,7 @@ class KeralaState(State):
         turn = (orientation - stack[-1]) & 3
         edge = self.game.code_edge_target
         st[self.pending] = tuple((c & ~3) | ((c + turn) & 3) if edge[c] >= 0 else c for c in stack)
-        self._platform_changed(p)
+        self._platform_changed(p, (self.pending,), areas_changed=False)
 
     def _end_turn(self) -> None:
         """Next player in turn order; after the last one, end the round (§4)."""
@@ -878,6 +958,7 @@ class KeralaState(State):
         """Leftovers leave the game, the bag passes left; the game ends once the bag is empty (§4, §8)."""
         self.discards.extend(self.offer)
         self.offer = []
+        self._common = None
         self.round += 1
         self.start_seat = (self.start_seat + 1) % self.game.num_players
         self.turn = 0
@@ -893,8 +974,23 @@ class KeralaState(State):
         sc = self._score[player]
         if sc is None:
             sc = self._score[player] = score_platform(
-                self.game, self.stacks[player], self.game.player_colours[player], self.standing(player))
+                self.game, self.stacks[player], self.game.player_colours[player], self.standing(player),
+                areas=self.platform_areas(player))
         return sc
+
+    def platform_areas(self, player: int) -> Areas:
+        """The areas of a platform (cached; after a few changed cells only their surroundings are refilled)."""
+        ar = self._areas[player]
+        dirty = self._area_dirty[player]
+        if ar is None or len(dirty) > 8:
+            ar = build_areas(self.game, self.stacks[player])
+        elif dirty:
+            ar = update_areas(self.game, ar, self.stacks[player], set(dirty))
+        else:
+            return ar
+        self._areas[player] = ar
+        self._area_dirty[player] = ()
+        return ar
 
     def scores(self) -> list[float]:
         return [float(self.platform_score(p).total) for p in range(self.game.num_players)]
@@ -938,6 +1034,11 @@ class KeralaState(State):
         s._pairs = self._pairs
         s._score = self._score[:]
         s._enc = self._enc[:]
+        s._common = self._common
+        s._areas = self._areas[:]
+        s._area_dirty = self._area_dirty[:]
+        s._enc_base = self._enc_base[:]
+        s._enc_dirty = self._enc_dirty[:]
         return s
 
     def _to_dict(self) -> dict[str, Any]:
