@@ -101,10 +101,14 @@ def run(games: Sequence[str] | None = None, positions: int = 100, every: int = 5
 
     rows = []
     for name, n in configurations(games):
-        game = make_game(name, n)
-        states = sample_positions(game, positions, every, seed)
-        states[0].render_rgb()  # warm caches (fonts, sprites)
-        render, png, (h, w) = time_renders(states, repeats)
+        try:
+            game = make_game(name, n)
+            states = sample_positions(game, positions, every, seed)
+            states[0].render_rgb()  # warm caches (fonts, sprites)
+            render, png, (h, w) = time_renders(states, repeats)
+        except Exception as e:  # noqa: BLE001 - one broken game must not hide the others' figures
+            rows.append({"game": name, "players": n, "error": f"{type(e).__name__}: {e}"})
+            continue
         rows.append({
             "game": name, "players": n, "frames": int(render.size), "height": h, "width": w,
             "render_ms_mean": float(render.mean()), "render_ms_p50": float(np.median(render)),
@@ -123,6 +127,9 @@ def format_results(res: dict[str, Any]) -> str:
         lines.append(f"{'connect_four_v3':<18} {2:>7} {'':>10} {'':>6} {c4:>8.2f} {'':>7} {'':>7} {1e3 / c4:>7.0f} "
                      f"{'':>8}")
     for r in res["rows"]:
+        if "error" in r:
+            lines.append(f"{r['game']:<18} {r['players']:>7}  failed: {r['error'][:80]}")
+            continue
         lines.append(
             f"{r['game']:<18} {r['players']:>7} {str(r['height']) + 'x' + str(r['width']):>10} {r['frames']:>6} "
             f"{r['render_ms_mean']:>8.2f} {r['render_ms_p50']:>7.2f} {r['render_ms_p95']:>7.2f} {r['fps']:>7.0f} "
@@ -147,7 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         with open(args.json, "w") as f:
             json.dump(res, f, indent=2)
-    return 0
+    return 1 if any("error" in r for r in res["rows"]) else 0
 
 
 if __name__ == "__main__":
