@@ -120,8 +120,8 @@ def platform_block(state: KeralaState, player: int) -> tuple[np.ndarray, np.ndar
     els = state.elephants[player]
     state._enc_base[player] = (enc, score, els)  # elephant lists are replaced, never edited, on a move
     state._enc_dirty[player] = ()
-    feats = np.asarray(player_features(state, player, len(state.stacks[player]), sum(score.area_tiles.values())),
-                       dtype=np.float32)
+    tiles = sum(v[3] for v in score.info.values())
+    feats = np.asarray(player_features(state, player, len(state.stacks[player]), tiles), dtype=np.float32)
     cached = state._enc[player] = (enc.reshape(-1), feats)
     return cached
 
@@ -139,10 +139,10 @@ def _build_planes(state: KeralaState, player: int, score: PlatformScore) -> np.n
     enc[17, cells] = tab["height_value"][[len(st) for st in stacks.values()]]
     area_of = score.area_of
     kept = score.kept
-    size = {a: (t * 0.1 if t < 10 else 1.0) for a, t in score.area_tiles.items()}
+    info = score.info
     ai = [area_of[x] for x in keys]
     enc[20, cells] = [1.0 if a in kept else 0.0 for a in ai]
-    enc[21, cells] = [size[a] for a in ai]
+    enc[21, cells] = [info[a][3] * 0.1 if info[a][3] < 10 else 1.0 for a in ai]
     p2c = g.pad_to_cell
     els = state.elephants[player]
     enc[18, p2c[els[0]]] = 1.0
@@ -187,16 +187,17 @@ def _patch_planes(state: KeralaState, player: int, score: PlatformScore, base: t
         base18 = 18 * gsize
         idx += (base18 + p2c[old_els[0]], base18 + p2c[old_els[1]], base18 + p2c[els[0]], base18 + p2c[els[1]])
         vals += (0.0, 0.0, 1.0, 1.0)
-    old_areas, old_kept = old_sc.areas, old_sc.kept
-    kept, tiles = score.kept, score.area_tiles
+    old_info, old_kept = old_sc.info, old_sc.kept
+    kept = score.kept
     base20 = 20 * gsize
     base21 = 21 * gsize
-    for k, (_colour, cells) in score.areas.items():
+    for k, v in score.info.items():
+        cells = v[1]
         is_kept = k in kept
-        old = old_areas.get(k)
+        old = old_info.get(k)
         if old is not None and old[1] is cells and (k in old_kept) == is_kept:
             continue
-        t = tiles[k]
+        t = v[3]
         kv = 1.0 if is_kept else 0.0
         sv = t * 0.1 if t < 10 else 1.0
         for x in cells:

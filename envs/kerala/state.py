@@ -202,19 +202,29 @@ class KeralaGame(Game):
 class PlatformScore:
     """A platform scored as at the end of the game (kept areas chosen, removal applied).
 
-    Areas are named by their smallest cell (their *key*); ``areas`` maps key -> (colour, cells)
-    in increasing key order, the canonical order in which ties of the keep choice break."""
+    Areas are named by their smallest cell (their *key*); ``info`` maps key -> (colour, cells,
+    symbols, tiles, colour mask) in increasing key order, the canonical order in which ties of the
+    keep choice break."""
 
-    __slots__ = ("areas", "area_of", "area_tiles", "kept", "symbols", "edges", "removed_tiles", "missing",
-                 "standing", "area_count")
+    __slots__ = ("info", "area_of", "kept", "symbols", "edges", "removed_tiles", "missing", "standing",
+                 "area_count")
 
     def __init__(self) -> None:
-        self.areas: dict[int, tuple[int, list[int]]] = {}  # key -> (colour, cells)
+        self.info: dict[int, tuple[int, list[int], int, int, int]] = {}
         self.area_of: dict[int, int] = {}  # cell -> key
-        self.area_tiles: dict[int, int] = {}  # key -> tiles (all layers)
         self.kept: set[int] = set()
         self.symbols = self.edges = self.removed_tiles = self.missing = self.standing = 0
         self.area_count = [0] * C.NUM_COLOURS
+
+    @property
+    def areas(self) -> dict[int, tuple[int, list[int]]]:
+        """key -> (colour, cells)."""
+        return {k: (v[0], v[1]) for k, v in self.info.items()}
+
+    @property
+    def area_tiles(self) -> dict[int, int]:
+        """key -> tiles in all layers."""
+        return {k: v[3] for k, v in self.info.items()}
 
     @property
     def total(self) -> int:
@@ -222,7 +232,7 @@ class PlatformScore:
                 + C.POINTS_PER_REMOVED_TILE * self.removed_tiles + C.POINTS_PER_MISSING_COLOUR * self.missing)
 
     def kept_cells(self) -> set[int]:
-        return {cell for a in self.kept for cell in self.areas[a][1]}
+        return {cell for a in self.kept for cell in self.info[a][1]}
 
     def as_dict(self) -> dict[str, int]:
         return {"symbols": self.symbols, "edges": self.edges, "standing": self.standing,
@@ -236,15 +246,12 @@ class Areas:
     few cells change, so scoring the platform after a placement refills only the areas around the
     changed cells.  Never modified once built: states and their clones share it."""
 
-    __slots__ = ("area_of", "cells", "colour", "sym", "tiles", "mask", "edge_cells")
+    __slots__ = ("area_of", "info", "edge_cells")
 
     def __init__(self) -> None:
         self.area_of: dict[int, int] = {}  # cell -> key
-        self.cells: dict[int, list[int]] = {}  # key -> cells
-        self.colour: dict[int, int] = {}  # key -> primary colour
-        self.sym: dict[int, int] = {}  # key -> visible symbols
-        self.tiles: dict[int, int] = {}  # key -> tiles in all layers
-        self.mask: dict[int, int] = {}  # key -> bit mask of the colours of all layers
+        # key -> (primary colour, cells, visible symbols, tiles in all layers, mask of the colours of all layers)
+        self.info: dict[int, tuple[int, list[int], int, int, int]] = {}
         self.edge_cells: frozenset[int] = frozenset()  # cells whose top tile is a colored-edge tile
 
 
@@ -253,6 +260,7 @@ def _fill_areas(game: KeralaGame, stacks: dict[int, tuple[int, ...]], region: An
     code_colour, code_symbols = game.code_colour, game.code_symbols
     dn, de, ds, dw = game.delta
     area_of = res.area_of
+    info = res.info
     colour_at = {cell: code_colour[stacks[cell][-1]] for cell in region}
     get = colour_at.get
     for cell in sorted(colour_at):
@@ -276,11 +284,7 @@ def _fill_areas(game: KeralaGame, stacks: dict[int, tuple[int, ...]], region: An
             if h > 1:
                 for c in st:
                     mask |= 1 << code_colour[c]
-        res.cells[cell] = cells
-        res.colour[cell] = colour
-        res.sym[cell] = s
-        res.tiles[cell] = t
-        res.mask[cell] = mask
+        info[cell] = (colour, cells, s, t, mask)
 
 
 def build_areas(game: KeralaGame, stacks: dict[int, tuple[int, ...]]) -> Areas:
@@ -307,18 +311,15 @@ def update_areas(game: KeralaGame, old: Areas, stacks: dict[int, tuple[int, ...]
                 touched.add(k)
     res = Areas()
     area_of = res.area_of = dict(old_of)
-    cells, colour, sym, tiles, mask = (dict(old.cells), dict(old.colour), dict(old.sym), dict(old.tiles),
-                                       dict(old.mask))
+    info = res.info = dict(old.info)
     region = [x for x in changed if x in stacks]
     for k in touched:
-        for x in cells.pop(k):
+        for x in info.pop(k)[1]:
             del area_of[x]
             if x not in changed:
                 region.append(x)
-        del colour[k], sym[k], tiles[k], mask[k]
     for x in changed:
         area_of.pop(x, None)
-    res.cells, res.colour, res.sym, res.tiles, res.mask = cells, colour, sym, tiles, mask
     _fill_areas(game, stacks, region, res)
     edge = game.code_edge_target
     edges = set(old.edge_cells)
@@ -335,9 +336,9 @@ def update_areas(game: KeralaGame, old: Areas, stacks: dict[int, tuple[int, ...]
 def find_areas(game: KeralaGame, stacks: dict[int, tuple[int, ...]]) -> tuple[list[tuple[int, list[int]]], dict]:
     """Areas as a list of (colour, cells) in canonical order, and the index of each cell's area."""
     ar = build_areas(game, stacks)
-    keys = sorted(ar.cells)
+    keys = sorted(ar.info)
     index = {k: i for i, k in enumerate(keys)}
-    return [(ar.colour[k], ar.cells[k]) for k in keys], {cell: index[k] for cell, k in ar.area_of.items()}
+    return [ar.info[k][:2] for k in keys], {cell: index[k] for cell, k in ar.area_of.items()}
 
 
 def score_platform(game: KeralaGame, stacks: dict[int, tuple[int, ...]], own_colour: int,
@@ -353,16 +354,16 @@ def score_platform(game: KeralaGame, stacks: dict[int, tuple[int, ...]], own_col
     res.standing = standing
     if areas is None:
         areas = build_areas(game, stacks)
-    keys = sorted(areas.cells)  # canonical order
-    sym, tiles, colours_any, colour_of = areas.sym, areas.tiles, areas.mask, areas.colour
     area_of = areas.area_of
-    cells_of = areas.cells
-    res.areas = {k: (colour_of[k], cells_of[k]) for k in keys}
-    res.area_of, res.area_tiles = area_of, tiles
+    info = areas.info
+    keys = sorted(info)  # canonical order
+    if keys != list(info):
+        info = {k: info[k] for k in keys}
+    res.info, res.area_of = info, area_of
     code_colour, code_edge = game.code_colour, game.code_edge_target
     by_colour: list[list[int]] = [[], [], [], [], []]
-    for k in keys:
-        by_colour[colour_of[k]].append(k)
+    for k, v in info.items():
+        by_colour[v[0]].append(k)
     res.area_count = [len(b) for b in by_colour]
     # colored-edge bonus candidates: pairs (area of the edge tile, area of the neighbour)
     edge_pairs: list[tuple[int, int]] = []
@@ -391,8 +392,8 @@ def score_platform(game: KeralaGame, stacks: dict[int, tuple[int, ...]], own_col
         v = 0
         mask = 0
         for a in kept:
-            v += sym[a] + 2 * tiles[a]
-            mask |= colours_any[a]
+            v += info[a][2] + 2 * info[a][3]
+            mask |= info[a][4]
         kept_set = kept if isinstance(kept, set) else set(kept)
         for x, y in edge_pairs:
             if x in kept_set and y in kept_set:
@@ -402,9 +403,10 @@ def score_platform(game: KeralaGame, stacks: dict[int, tuple[int, ...]], own_col
         return v
 
     own_limit = opts["own_colour_areas"]
-    limit = [own_limit if c == own_colour else C.AREAS_KEPT_OTHER_COLOUR for c in range(C.NUM_COLOURS)]
     fixed: list[int] = []
     ambiguous: list[int] = []
+    limit = [C.AREAS_KEPT_OTHER_COLOUR] * C.NUM_COLOURS
+    limit[own_colour] = own_limit
     for c in range(C.NUM_COLOURS):
         if len(by_colour[c]) <= limit[c]:
             fixed.extend(by_colour[c])
@@ -417,14 +419,14 @@ def score_platform(game: KeralaGame, stacks: dict[int, tuple[int, ...]], own_col
         if opts["keep_choice"] == "greedy" and not exhaustive:
             kept = set(fixed)
             for ch in choices:
-                kept.update(max(ch, key=lambda combo: sum(sym[a] + 2 * tiles[a] for a in combo)))
+                kept.update(max(ch, key=lambda combo: sum(info[a][2] + 2 * info[a][3] for a in combo)))
         else:
             kept = _best_keep(fixed, choices, value)
     else:
         # Exact and fast: an edge pair with one side always kept is a bonus of the other side alone;
         # among areas linked to no other undecided area only the best k of a colour can be worth keeping.
         fixed_set = set(fixed)
-        adj = {a: sym[a] + 2 * tiles[a] for a in keys}
+        adj = {a: v[2] + 2 * v[3] for a, v in info.items()}
         live_pairs = []
         for x, y in edge_pairs:
             if x in fixed_set:
@@ -455,15 +457,16 @@ def score_platform(game: KeralaGame, stacks: dict[int, tuple[int, ...]], own_col
     res.kept = kept
     symbols = removed = 0
     mask = 0
-    for a in keys:
+    for a, v in info.items():
         if a in kept:
-            symbols += sym[a]
-            mask |= colours_any[a] if presence_any else 1 << colour_of[a]
+            symbols += v[2]
+            mask |= v[4] if presence_any else 1 << v[0]
         else:
-            removed += tiles[a]
+            removed += v[3]
     res.symbols = symbols
     res.removed_tiles = removed
-    res.edges = sum(1 for x, y in edge_pairs if x in kept and y in kept)
+    if edge_pairs:
+        res.edges = sum(1 for x, y in edge_pairs if x in kept and y in kept)
     res.missing = bin(full_mask & ~mask).count("1")
     return res
 
