@@ -8,5 +8,6 @@ if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt
   (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) || echo "note: chromium not installed"
 fi
 . .venv/bin/activate
+export RAY_USAGE_STATS_ENABLED=0
 ruff check .
 python -m pytest -q "$@"
