@@ -211,21 +211,10 @@ def _patch_planes(state: KeralaState, player: int, score: PlatformScore, base: t
 
 
 def legal_cells(state: KeralaState) -> list[int]:
-    """Window cells the current decision can name (plane 22 of the acting player)."""
-    g = state.game
-    p2c = g.pad_to_cell
-    p = state.current_player
-    phase = state.phase
-    if phase == C.PHASE_PICK:
-        return [p2c[q] for _e, _d, q in state.placement_targets(p)]
-    if phase == C.PHASE_MOVE_ELEPHANT:
-        els = state.elephants[p]
-        return [p2c[x] for x in state.stacks[p] if x not in els]
-    if phase == C.PHASE_MOVE_TILE_SRC:
-        return [p2c[x] for x in state.move_tile_pairs()]
-    if phase == C.PHASE_MOVE_TILE_DST:
-        return [p2c[x] for x in state.move_tile_pairs()[state.pending]]
-    return []
+    """Window cells the current decision can name (plane 22 of the acting player), listed when the
+    legal mask is built."""
+    state.legal_mask()
+    return state._legal_cells
 
 
 def player_features(state: KeralaState, player: int, positions: int, tiles: int) -> list[float]:
@@ -282,19 +271,21 @@ def _tables(game: KeralaGame) -> dict:
         tab["code_vals"] = [list(map(float, row)) for row in code_features(game)]  # planes 0-16 per code
         tab["height_list"] = [float(v) for v in tab["height_value"]]
         tab["zero_cell"] = [0.0] * PLANE_LEGAL
+        # per offer slot and tile: the observation indices set to one
+        tab["offer_ones"] = [[[lay["offer"].start + slot * OFFER_FEATURES + int(k) for k in np.flatnonzero(row)]
+                              for row in offer_rows[:-1]] for slot in range(5)]
+        tab["zeros_offer"] = np.zeros(5 * OFFER_FEATURES, dtype=np.float32)
         game._kerala_obs_tables = tab
     return tab
 
 
 def common_block(state: KeralaState) -> np.ndarray:
-    """Offer, unseen counts and colours in play: the same for every observer (cached per position)."""
+    """Unseen counts and colours in play: the same for every observer, changed only by a draw (cached)."""
     common = state._common
     if common is None:
-        tab = _tables(state.game)
-        slots = state.offer + [C.NUM_GAME_TILES] * (5 - len(state.offer))
         unseen = np.asarray(state.unseen, dtype=np.float32)
         unseen *= 0.125
-        common = state._common = np.concatenate((tab["offer_rows"][slots].reshape(-1), unseen, tab["cip_values"]))
+        common = state._common = np.concatenate((unseen, _tables(state.game)["cip_values"]))
     return common
 
 
@@ -302,8 +293,9 @@ def encode(state: KeralaState, player: int) -> np.ndarray:
     """Player ``player``'s observation (a fresh float32 array).
 
     One concatenation of cached pieces (platform blocks and player features in seat order from
-    ``player``, the shared offer/unseen block, zeros for the pending plane and the globals), then
-    one fancy assignment for the few per-observer ones (legal cells, pending cell, globals)."""
+    ``player``, the unseen-counts block, zeros for the pending plane, the offer and the globals),
+    then one fancy assignment for the few ones that depend on the decision and the observer
+    (legal cells, pending cell, offer, globals)."""
     g = state.game
     tab = _tables(g)
     n = tab["n"]
@@ -311,6 +303,7 @@ def encode(state: KeralaState, player: int) -> np.ndarray:
     parts = [b for b, _f in blocks]
     parts.append(tab["zeros_pending"])
     parts.extend(f for _b, f in blocks)
+    parts.append(tab["zeros_offer"])
     parts.append(common_block(state))
     parts.append(tab["zeros_globals"])
     out = np.concatenate(parts)
@@ -322,6 +315,9 @@ def encode(state: KeralaState, player: int) -> np.ndarray:
         ones = []
     if state.pending >= 0:
         ones.append(tab["pending"] + g.pad_to_cell[state.pending])
+    offer_ones = tab["offer_ones"]
+    for slot, t in enumerate(state.offer):
+        ones += offer_ones[slot][t]
     gb = tab["globals"]
     ones.append(gb + 2 + (state.start_seat - player) % n)
     ones.append(gb + 7 + (player - state.start_seat) % n)

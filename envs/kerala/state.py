@@ -532,10 +532,11 @@ class KeralaState(State):
     def _clear_caches(self) -> None:
         n = self.game.num_players
         self._mask: np.ndarray | None = None
+        self._legal_cells: list[int] = []  # set with _mask
         self._pairs: dict[int, list[int]] | None = None
         self._score: list[PlatformScore | None] = [None] * n
         self._enc: list[Any] = [None] * n  # per-player observation planes (observation.py)
-        self._common: np.ndarray | None = None  # offer + unseen block of the observation (observation.py)
+        self._common: np.ndarray | None = None  # unseen counts block of the observation (observation.py)
         # per-player areas of the last scored platform and the cells changed since (scoring refills
         # only the areas around them)
         self._areas: list[Areas | None] = [None] * n
@@ -642,6 +643,7 @@ class KeralaState(State):
             self.offer.append(t)
             unseen[ttype[t]] -= 1
         self.offer.sort(key=g.offer_key.__getitem__)
+        self._common = None
 
     def determinize(self, player: int, rng: Any = None) -> KeralaState:
         """Resample the unseen tiles (§13.1): tiles of player colours are surely in the bag; the
@@ -705,12 +707,16 @@ class KeralaState(State):
         codec = g.codec
         mask = np.zeros(g.num_actions, dtype=bool)
         phase = self.phase
+        self._legal_cells = []  # window cells the decision names (plane 22 of the observation)
         if phase == C.PHASE_END:
             return mask
         p = self.current_player
+        p2c = g.pad_to_cell
         idx: list[int] = []
         if phase == C.PHASE_PICK:
-            eds = [(e * 4 + d) * 4 for e, d, _q in self.placement_targets(p)]
+            targets = self.placement_targets(p)
+            self._legal_cells = [p2c[q] for _e, _d, q in targets]
+            eds = [(e * 4 + d) * 4 for e, d, _q in targets]
             offer = self.offer
             ttype = g.tile_type
             prev = -1
@@ -733,18 +739,18 @@ class KeralaState(State):
                     idx.extend(codec.pass_base + slot for slot in distinct)
         elif phase == C.PHASE_MOVE_ELEPHANT:
             els = self.elephants[p]
-            p2c = g.pad_to_cell
-            for cell in self.stacks[p]:
-                if cell != els[0] and cell != els[1]:
-                    c = p2c[cell]
-                    idx.append(codec.move_elephant_base + c)
-                    idx.append(codec.move_elephant_base + g.num_cells + c)
+            cells = self._legal_cells = [p2c[cell] for cell in self.stacks[p] if cell != els[0] and cell != els[1]]
+            for c in cells:
+                idx.append(codec.move_elephant_base + c)
+                idx.append(codec.move_elephant_base + g.num_cells + c)
             idx.append(codec.skip)
         elif phase == C.PHASE_MOVE_TILE_SRC:
-            idx.extend(codec.src_base + g.pad_to_cell[s] for s in self.move_tile_pairs())
+            cells = self._legal_cells = [p2c[s] for s in self.move_tile_pairs()]
+            idx.extend(codec.src_base + c for c in cells)
             idx.append(codec.skip)
         elif phase == C.PHASE_MOVE_TILE_DST:
-            idx.extend(codec.dst_base + g.pad_to_cell[q] for q in self.move_tile_pairs()[self.pending])
+            cells = self._legal_cells = [p2c[q] for q in self.move_tile_pairs()[self.pending]]
+            idx.extend(codec.dst_base + c for c in cells)
         else:
             idx.extend(range(codec.rot_base, codec.rot_base + 4))
         mask[idx] = True
@@ -847,7 +853,6 @@ class KeralaState(State):
         codec = g.codec
         self._mask = None
         if phase == C.PHASE_PICK:
-            self._common = None  # the offer changes
             if a < PICK_IDS:
                 self._take_and_place(a >> 5, (a >> 4) & 1, (a >> 2) & 3, a & 3)
             else:
@@ -961,7 +966,6 @@ class KeralaState(State):
         """Leftovers leave the game, the bag passes left; the game ends once the bag is empty (§4, §8)."""
         self.discards.extend(self.offer)
         self.offer = []
-        self._common = None
         self.round += 1
         self.start_seat = (self.start_seat + 1) % self.game.num_players
         self.turn = 0
@@ -1034,6 +1038,7 @@ class KeralaState(State):
         s.pending = self.pending
         # caches are immutable once built, so the copy may share them
         s._mask = self._mask
+        s._legal_cells = self._legal_cells
         s._pairs = self._pairs
         s._score = self._score[:]
         s._enc = self._enc[:]
