@@ -356,14 +356,11 @@ def score_platform(game: KeralaGame, stacks: dict[int, tuple[int, ...]], own_col
         areas = build_areas(game, stacks)
     area_of = areas.area_of
     info = areas.info
-    keys = sorted(info)  # canonical order
-    if keys != list(info):
-        info = {k: info[k] for k in keys}
     res.info, res.area_of = info, area_of
     code_colour, code_edge = game.code_colour, game.code_edge_target
     by_colour: list[list[int]] = [[], [], [], [], []]
-    for k, v in info.items():
-        by_colour[v[0]].append(k)
+    for k in sorted(info):  # canonical order
+        by_colour[info[k][0]].append(k)
     res.area_count = [len(b) for b in by_colour]
     # colored-edge bonus candidates: pairs (area of the edge tile, area of the neighbour)
     edge_pairs: list[tuple[int, int]] = []
@@ -426,7 +423,8 @@ def score_platform(game: KeralaGame, stacks: dict[int, tuple[int, ...]], own_col
         # Exact and fast: an edge pair with one side always kept is a bonus of the other side alone;
         # among areas linked to no other undecided area only the best k of a colour can be worth keeping.
         fixed_set = set(fixed)
-        adj = {a: v[2] + 2 * v[3] for a, v in info.items()}
+        adj = {a: info[a][2] + 2 * info[a][3] for c in ambiguous for a in by_colour[c]}
+        adj.update((a, 0) for a in fixed)  # fixed areas count the same in every choice
         live_pairs = []
         for x, y in edge_pairs:
             if x in fixed_set:
@@ -534,6 +532,7 @@ class KeralaState(State):
         self._mask: np.ndarray | None = None
         self._legal_cells: list[int] = []  # set with _mask
         self._pairs: dict[int, list[int]] | None = None
+        self._sources: dict[int, list[int]] | None = None
         self._score: list[PlatformScore | None] = [None] * n
         self._enc: list[Any] = [None] * n  # per-player observation planes (observation.py)
         self._common: np.ndarray | None = None  # unseen counts block of the observation (observation.py)
@@ -745,11 +744,15 @@ class KeralaState(State):
                 idx.append(codec.move_elephant_base + g.num_cells + c)
             idx.append(codec.skip)
         elif phase == C.PHASE_MOVE_TILE_SRC:
-            cells = self._legal_cells = [p2c[s] for s in self.move_tile_pairs()]
+            cells = self._legal_cells = [p2c[s] for s in self.move_tile_sources()]
             idx.extend(codec.src_base + c for c in cells)
             idx.append(codec.skip)
         elif phase == C.PHASE_MOVE_TILE_DST:
-            cells = self._legal_cells = [p2c[q] for q in self.move_tile_pairs()[self.pending]]
+            if self._pairs is not None:
+                dests = self._pairs[self.pending]
+            else:
+                dests = self._compute_move_tile_pairs(p, only=self.pending)[self.pending]
+            cells = self._legal_cells = [p2c[q] for q in dests]
             idx.extend(codec.dst_base + c for c in cells)
         else:
             idx.extend(range(codec.rot_base, codec.rot_base + 4))
@@ -763,13 +766,24 @@ class KeralaState(State):
             self._pairs = self._compute_move_tile_pairs(self.current_player)
         return self._pairs
 
-    def _compute_move_tile_pairs(self, player: int, reference: bool = False) -> dict[int, list[int]]:
+    def move_tile_sources(self) -> dict[int, list[int]]:
+        """Legal move-tile sources of the current player, each with its first legal destination (cached):
+        enough to know whether the action lapses and to list the sources."""
+        if self._pairs is not None:
+            return self._pairs
+        if self._sources is None:
+            self._sources = self._compute_move_tile_pairs(self.current_player, first_only=True)
+        return self._sources
+
+    def _compute_move_tile_pairs(self, player: int, reference: bool = False, first_only: bool = False,
+                                 only: int | None = None) -> dict[int, list[int]]:
         """All legal (source, destination) pairs of a move-tile action (§6.2 S1-S4, D1-D4).
 
         The default hole rule (enclosed regions, no new hole) uses a local test: a destination in a
         hole of the platform without the source only fills that hole; one outside it encloses nothing
         when its empty neighbours stay linked through its 8-neighbourhood; only the remaining cases
         need a flood fill.  ``reference=True`` flood-fills every candidate (for tests).
+        ``first_only``: stop at each source's first legal destination; ``only``: that source alone.
         """
         g = self.game
         opts = g.options
@@ -789,7 +803,7 @@ class KeralaState(State):
         frontier = sorted({y for x in occ for d in delta if (y := x + d) not in occ and not blocked[y]})
         touching = {q: sum(1 for d in delta if q + d in occ) for q in frontier}
         ring_ok: dict[int, bool] = {}  # ring test of q while the source is not in q's ring
-        for s in sorted(occ):
+        for s in sorted(occ) if only is None else ([only] if only in occ else []):
             if s in els:  # S1: no elephant on the stack
                 continue
             if all(s + d in occ for d in delta):  # S2: not surrounded on four sides
@@ -809,6 +823,8 @@ class KeralaState(State):
             s_ring = {s + r for r in ring}
             dests = []
             for q in frontier:  # D1: empty, and not s (s is occupied in P)
+                if first_only and dests:
+                    break
                 if touching[q] == 1 and q in s_side:  # D2: it touched the platform only at s
                     continue
                 if near_elephant is not None and q not in near_elephant:  # A-09 alternative
@@ -878,7 +894,7 @@ class KeralaState(State):
         """Player ``p``'s platform changed at ``cells``; ``areas_changed=False``: only an orientation."""
         self._score[p] = None
         self._enc[p] = None
-        self._pairs = None
+        self._pairs = self._sources = None
         if self._enc_base[p] is not None:
             self._enc_dirty[p] += cells
         if areas_changed and self._areas[p] is not None:
@@ -899,7 +915,7 @@ class KeralaState(State):
         kind = g.tile_kind[tile]
         if kind == C.KIND_MOVE_ELEPHANT and len(st) > 2:  # §6.1 (lapses when no tile is free)
             self.phase = C.PHASE_MOVE_ELEPHANT
-        elif kind == C.KIND_MOVE_TILE and self.move_tile_pairs():  # §6.2 (lapses without a legal move)
+        elif kind == C.KIND_MOVE_TILE and self.move_tile_sources():  # §6.2 (lapses without a legal move)
             self.phase = C.PHASE_MOVE_TILE_SRC
         else:
             self._end_turn()
@@ -950,7 +966,7 @@ class KeralaState(State):
         n = g.num_players
         self.phase = C.PHASE_PICK
         self.pending = -1
-        self._pairs = None
+        self._pairs = self._sources = None
         self.turn += 1
         while True:
             if self.turn >= n:
@@ -1040,6 +1056,7 @@ class KeralaState(State):
         s._mask = self._mask
         s._legal_cells = self._legal_cells
         s._pairs = self._pairs
+        s._sources = self._sources
         s._score = self._score[:]
         s._enc = self._enc[:]
         s._common = self._common
