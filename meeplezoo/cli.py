@@ -156,7 +156,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         from meeplezoo.envs.core import replay as replay_tools
 
         if args.html:
-            replay_tools.write_html(game, states, actions, args.html, title=f"{game.pretty_name} replay")
+            replay_tools.write_html(game, states, actions, args.html, title=f"{game.pretty_name} replay",
+                                    players=doc.get("agents"), seed=doc.get("seed"), colors=args.colors)
             print(f"HTML replay written to {args.html}")
         if args.gif:
             replay_tools.write_gif(states, args.gif)
@@ -228,6 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--html", metavar="FILE", help="write a self-contained HTML replay viewer")
     p.add_argument("--gif", metavar="FILE", help="write an animated GIF")
     p.add_argument("--frames", metavar="DIR", help="write one PNG per position")
+    p.add_argument("--colors", type=int, default=None, help="HTML: palette frames (e.g. 256) for smaller files")
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("arena", help="play many games with rotated seats and print win rates")
