@@ -53,7 +53,7 @@ def parse_weighted_specs(text: str | Mapping[str, float] | Iterable[Any]) -> dic
                 continue
             spec, sep, last = part.rpartition(":")
             weight = _number(last) if sep else None
-            if weight is None or not spec:
+            if weight is None:
                 spec, weight = part, 1.0
             items.append((spec.strip(), weight))
     elif isinstance(text, Mapping):
