@@ -1,0 +1,252 @@
+"""The observation is assembled from caches carried across moves (areas refilled around changed
+cells, platform planes patched per changed cell, unseen counts kept until the next draw).  These
+tests check that what the caches produce equals an observation written from scratch, straight
+from the layout documented in observation.py, over many random positions, and after from_json,
+clone and determinize."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from meeplezoo.envs.kerala import components as C
+from meeplezoo.envs.kerala.actions import PICK_IDS
+from meeplezoo.envs.kerala.observation import OFFER_FEATURES, PLANES, PLAYER_FEATURES
+from meeplezoo.envs.kerala.state import KeralaGame, KeralaState, build_areas, score_platform
+
+
+def _legal_cells(state: KeralaState) -> set[int]:
+    """Window cells named by the legal actions, decoded from the action codes."""
+    g = state.game
+    codec = g.codec
+    p = state.current_player
+    cells = set()
+    for a in state.legal_actions():
+        if state.phase == C.PHASE_PICK and a < PICK_IDS:
+            e, d = (a >> 4) & 1, (a >> 2) & 3
+            cells.add(g.pad_to_cell[state.elephants[p][e] + g.delta[d]])
+        elif state.phase == C.PHASE_MOVE_ELEPHANT and a != codec.skip:
+            cells.add((a - codec.move_elephant_base) % g.num_cells)
+        elif state.phase == C.PHASE_MOVE_TILE_SRC and a != codec.skip:
+            cells.add(a - codec.src_base)
+        elif state.phase == C.PHASE_MOVE_TILE_DST:
+            cells.add(a - codec.dst_base)
+    return cells
+
+
+def reference_observation(state: KeralaState, player: int) -> np.ndarray:
+    """Player ``player``'s observation computed cell by cell from the engine's public fields."""
+    g = state.game
+    lay = g.observation_layout
+    n = g.num_players
+    ncell = g.num_cells
+    out = np.zeros(g.observation_shape, dtype=np.float32)
+    for i in range(n):
+        p = (player + i) % n
+        planes = out[lay[f"platform_{i}"]].reshape(PLANES, ncell)
+        sc = score_platform(g, state.stacks[p], g.player_colours[p], state.standing(p))  # from scratch
+        kept = sc.kept_cells()
+        for cell, st in state.stacks[p].items():
+            c = g.pad_to_cell[cell]
+            code = st[-1]
+            t = code >> 2
+            planes[g.tile_colour[t], c] = 1.0
+            planes[5, c] = 1.0
+            planes[6, c] = g.tile_symbols[t] / 3.0
+            if g.tile_second[t] >= 0:
+                planes[7 + (code & 3), c] = 1.0
+                planes[11 + g.tile_second[t], c] = 1.0
+            elif g.tile_kind[t] in (C.KIND_MOVE_ELEPHANT, C.KIND_MOVE_TILE):
+                planes[16, c] = 1.0
+            planes[17, c] = min(len(st) / 8.0, 1.0)
+            planes[19, c] = float(g.tile_colour[t] == g.player_colours[p])
+            planes[20, c] = float(cell in kept)
+            area_tiles = sum(len(state.stacks[p][x]) for x in sc.info[sc.area_of[cell]][1])
+            planes[21, c] = min(area_tiles / 10.0, 1.0)
+        for e in state.elephants[p]:
+            planes[18, g.pad_to_cell[e]] = 1.0
+        if i == 0 and state.current_player == player:
+            for c in _legal_cells(state):
+                planes[22, c] = 1.0
+        f = out[lay[f"player_{i}"]]
+        assert f.size == PLAYER_FEATURES
+        f[g.player_colours[p]] = 1.0
+        f[5] = state.passes[p] / 2.0
+        f[6] = state.standing(p) / 2.0
+        for col in range(C.NUM_COLOURS):
+            f[7 + col] = min(sc.area_count[col] / 5.0, 1.0)
+        f[12] = min(sc.symbols / 60.0, 1.0)
+        f[13] = min(sc.edges / 10.0, 1.0)
+        f[14] = min(sc.removed_tiles / 40.0, 1.0)
+        f[15] = sc.missing / 5.0
+        f[16] = min(max((sc.total + 40) / 100.0, 0.0), 1.0)
+        f[17] = min(len(state.stacks[p]) / 41.0, 1.0)
+        f[18] = min(sum(len(st) for st in state.stacks[p].values()) / 41.0, 1.0)
+    if state.pending >= 0:
+        out[lay["pending_cell"].start + g.pad_to_cell[state.pending]] = 1.0
+    offer = out[lay["offer"]].reshape(5, OFFER_FEATURES)
+    for slot, t in enumerate(state.offer):
+        offer[slot, 0] = 1.0
+        offer[slot, 1 + g.tile_colour[t]] = 1.0
+        offer[slot, 6 + g.tile_kind[t]] = 1.0
+        if g.tile_second[t] >= 0:
+            offer[slot, 13 + g.tile_second[t]] = 1.0
+    unseen = np.zeros(C.NUM_TILE_TYPES)
+    for t in state.bag + state.removed:
+        unseen[g.tile_type[t]] += 1
+    out[lay["unseen"]] = unseen / 8.0
+    out[lay["colours_in_play"]][list(g.player_colours)] = 1.0
+    gl = out[lay["globals"]]
+    gl[0] = len(state.bag) / 100.0
+    gl[1] = min(state.round / g.total_rounds, 1.0)
+    gl[2 + (state.start_seat - player) % n] = 1.0
+    gl[7 + (player - state.start_seat) % n] = 1.0
+    if state.current_player >= 0:
+        gl[12 + (state.current_player - player) % n] = 1.0
+        gl[17 + state.phase] = 1.0
+    gl[22 + n - 2] = 1.0
+    return out
+
+
+CONFIGS = [(2, {}), (3, {"own_colour_areas": 1}), (4, {"edge_bonus_layers": "any", "pass_mode": "discard_chosen"}),
+           (5, {"move_tile_dest_rule": "elephant_adjacent"}), (2, {"colour_presence_layers": "any"}),
+           (3, {"keep_choice": "greedy", "hole_definition": "four_sided_cell"})]
+
+
+@pytest.mark.parametrize("n,options", CONFIGS)
+def test_cached_observation_equals_reference(n, options):
+    """Every few moves, every seat's observation equals the reference, while the state carries its
+    caches along; midway the game continues on a clone, a from_json copy or a determinization."""
+    game = KeralaGame(n, **options)
+    rng = np.random.default_rng(n * 7 + len(options))
+    positions = 0
+    for g_i in range(4):
+        s = game.new_state(int(rng.integers(2**31)))
+        step = 0
+        while not s.is_terminal():
+            if rng.random() < 0.3:
+                for p in range(n):
+                    np.testing.assert_array_equal(s.observe(p), reference_observation(s, p))
+                positions += 1
+            if step % 37 == 36:  # switch to another copy of the position, caches and all
+                kind = (g_i + step) % 3
+                if kind == 0:
+                    s = s.clone()
+                elif kind == 1:
+                    s = KeralaState.from_json(s.to_json())
+                else:
+                    s = s.determinize(s.current_player, int(rng.integers(2**31)))
+            legal = s.legal_actions()
+            s.apply(legal[rng.integers(len(legal))])
+            step += 1
+        for p in range(n):
+            np.testing.assert_array_equal(s.observe(p), reference_observation(s, p))
+    assert positions > 50
+
+
+@pytest.mark.parametrize("games", [pytest.param(60, id="60games"),
+                                   pytest.param(300, id="300games", marks=pytest.mark.slow)])
+def test_cached_observation_equals_fresh_state(games):
+    """Observations read from the carried caches equal those of a fresh copy rebuilt from JSON
+    (no caches at all), and the carried areas equal areas built from scratch."""
+    rng = np.random.default_rng(11 + games)
+    configs = {n: KeralaGame(n) for n in (2, 3, 4, 5)}
+    checked = 0
+    for g_i in range(games):
+        game = configs[2 + g_i % 4]
+        n = game.num_players
+        s = game.new_state(int(rng.integers(2**31)))
+        while not s.is_terminal():
+            if rng.random() < 0.08:
+                p = int(rng.integers(n))
+                fresh = KeralaState.from_json(s.to_json())
+                assert np.array_equal(s.observe(p), fresh.observe(p))
+                for q in range(n):
+                    carried = s.platform_areas(q)
+                    rebuilt = build_areas(game, s.stacks[q])
+                    assert carried.area_of == rebuilt.area_of and carried.info == rebuilt.info
+                    assert carried.edge_cells == rebuilt.edge_cells
+                    assert s.platform_score(q).kept == fresh.platform_score(q).kept
+                checked += 1
+            if rng.random() < 0.02:
+                s = s.clone()
+            legal = s.legal_actions()
+            s.apply(legal[rng.integers(len(legal))])
+    assert checked > games * 3
+
+
+def test_clone_keeps_its_own_caches():
+    """A clone shares the caches read-only: moves on the clone leave the original's observation alone."""
+    game = KeralaGame(3)
+    rng = np.random.default_rng(5)
+    s = game.new_state(4)
+    for _ in range(40):
+        legal = s.legal_actions()
+        s.apply(legal[rng.integers(len(legal))])
+    before = [s.observe(p) for p in range(3)]
+    c = s.clone()
+    for _ in range(25):
+        legal = c.legal_actions()
+        c.apply(legal[rng.integers(len(legal))])
+        c.observe(c.current_player if c.current_player >= 0 else 0)
+    for p in range(3):
+        assert np.array_equal(s.observe(p), before[p])
+        assert np.array_equal(s.observe(p), reference_observation(s, p))
+        assert np.array_equal(c.observe(p), reference_observation(c, p))
+
+
+def test_hand_edit_then_invalidate_rebuilds_observation(kit):
+    """After a test edits a platform by hand, invalidate() drops every carried cache."""
+    game = kit.Game(2)
+    s = game.new_state(1)
+    s.observe(0)
+    tile = s.bag.pop()
+    s.stacks[0][game.cell_of(0, 1)] = (tile * 4,)
+    s.elephants[0] = [game.cell_of(0, 1), game.start_cell]
+    s.invalidate()
+    for p in range(2):
+        assert np.array_equal(s.observe(p), reference_observation(s, p))
+
+
+def test_move_tile_sources_agree_with_full_pairs():
+    """The lapse check and the source list stop at each source's first destination; they must name
+    exactly the sources of the full pair list, and the destination list of the chosen source must
+    be the full one."""
+    rng = np.random.default_rng(3)
+    seen = 0
+    for n in (2, 3):
+        game = KeralaGame(n)
+        for _ in range(30):
+            s = game.new_state(int(rng.integers(2**31)))
+            while not s.is_terminal():
+                if s.phase == C.PHASE_MOVE_TILE_SRC:
+                    full = s._compute_move_tile_pairs(s.current_player)
+                    first = s.move_tile_sources()
+                    assert list(first) == list(full)
+                    assert all(first[x] == full[x][:1] for x in full)
+                    seen += 1
+                if s.phase == C.PHASE_MOVE_TILE_DST:
+                    full = s._compute_move_tile_pairs(s.current_player)
+                    assert _legal_cells(s) == {game.pad_to_cell[q] for q in full[s.pending]}
+                legal = s.legal_actions()
+                s.apply(legal[rng.integers(len(legal))])
+    assert seen > 10
+
+
+def test_observation_json_round_trip_mid_turn():
+    """A saved move-tile decision reloads with the same observation (pending cell, legal cells)."""
+    rng = np.random.default_rng(8)
+    game = KeralaGame(2)
+    found = 0
+    for _ in range(40):
+        s = game.new_state(int(rng.integers(2**31)))
+        while not s.is_terminal():
+            if s.phase in (C.PHASE_MOVE_TILE_DST, C.PHASE_MOVE_TILE_ROT, C.PHASE_MOVE_ELEPHANT):
+                t = KeralaState.from_json(s.to_json())
+                for p in range(2):
+                    assert np.array_equal(s.observe(p), t.observe(p))
+                    assert np.array_equal(t.observe(p), reference_observation(t, p))
+                found += 1
+            legal = s.legal_actions()
+            s.apply(legal[rng.integers(len(legal))])
+    assert found > 5
