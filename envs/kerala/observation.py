@@ -43,6 +43,19 @@ Departures from the proposal of §13.5, for speed and size: one block per
 seat actually playing (no zero-padding to five seats; the shape depends on
 the player count), no hole plane (the move-tile phases mark their legal cells
 in plane 22), unseen counts per type instead of the U_own / U_other split.
+
+How it stays cheap (an observation is built at every decision of every
+environment step): nothing is recomputed for an unchanged platform, and a
+changed one is not rebuilt.  The state carries, per platform, its areas
+(``state.Areas``: refilled only around the cells a move changed) and the planes
+of the last observation with the cells changed since; the next observation
+patches a copy of those planes at the changed cells, the elephants, and the
+area planes of the areas that are new or changed their kept status.  The kept
+areas and score features stay exact (the same §9 choice as final scoring).
+Everything shared by all observers (unseen counts) is cached until the next
+draw; the per-observer ones (legal cells, pending cell, offer, globals) are
+set with a single fancy assignment.  ``tests/kerala/test_kerala_observation_cache.py``
+checks the result against a cell-by-cell reference.
 """
 
 from __future__ import annotations
