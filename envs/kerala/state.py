@@ -121,6 +121,9 @@ class KeralaGame(Game):
                 self.cell_to_pad[r * s + c] = i
                 self.blocked[i] = 0
         self.delta = tuple(dr * w + dc for dr, dc in C.DIRECTIONS)
+        # scoring may take the short path of _score_plain
+        self.plain_keep_choice = (o["keep_choice"] == "optimal" and o["edge_bonus_layers"] == "top_only"
+                                  and o["colour_presence_layers"] == "top_only")
         self._build_tiles()
         from .observation import build_layout
 
@@ -350,10 +353,14 @@ def score_platform(game: KeralaGame, stacks: dict[int, tuple[int, ...]], own_col
     platform's areas when the caller already holds them (they must describe ``stacks``).
     """
     opts = game.options
-    res = PlatformScore()
-    res.standing = standing
     if areas is None:
         areas = build_areas(game, stacks)
+    if not exhaustive and game.plain_keep_choice:
+        res = _score_plain(game, stacks, own_colour, standing, areas)
+        if res is not None:
+            return res
+    res = PlatformScore()
+    res.standing = standing
     area_of = areas.area_of
     info = areas.info
     res.info, res.area_of = info, area_of
@@ -466,6 +473,60 @@ def score_platform(game: KeralaGame, stacks: dict[int, tuple[int, ...]], own_col
     if edge_pairs:
         res.edges = sum(1 for x, y in edge_pairs if x in kept and y in kept)
     res.missing = bin(full_mask & ~mask).count("1")
+    return res
+
+
+def _score_plain(game: KeralaGame, stacks: dict[int, tuple[int, ...]], own_colour: int, standing: int,
+                 areas: Areas) -> PlatformScore | None:
+    """The common case of :func:`score_platform` in few steps (default options: top-layer edges and
+    presence, optimal keep): when no colored-edge bonus links an area that may be dropped, the best
+    areas of each colour by symbols + 2 x tiles are the optimum (first in canonical order on ties,
+    as the general search).  Returns None when an edge bonus makes the choice a real search."""
+    info = areas.info
+    area_of = areas.area_of
+    by_colour: list[list[int]] = [[], [], [], [], []]
+    for k in sorted(info):  # canonical order
+        by_colour[info[k][0]].append(k)
+    own_limit = game.options["own_colour_areas"]
+    kept: set[int] = set()
+    ambiguous = []
+    for c in range(C.NUM_COLOURS):
+        b = by_colour[c]
+        limit = own_limit if c == own_colour else C.AREAS_KEPT_OTHER_COLOUR
+        if len(b) <= limit:
+            kept.update(b)
+        else:
+            ambiguous.append((b, limit))
+    pairs = []
+    if areas.edge_cells:
+        code_colour, code_edge, delta = game.code_colour, game.code_edge_target, game.delta
+        for cell in areas.edge_cells:
+            code = stacks[cell][-1]
+            y = cell + delta[code & 3]
+            nb = stacks.get(y)
+            if nb is not None and code_colour[nb[-1]] == code_edge[code]:
+                pairs.append((area_of[cell], area_of[y]))
+    if ambiguous:
+        if pairs:
+            return None
+        for b, limit in ambiguous:
+            if limit == 1:
+                kept.add(max(b, key=lambda a: info[a][2] + 2 * info[a][3]))  # the first of the best
+            else:
+                kept.update(sorted(b, key=lambda a: -(info[a][2] + 2 * info[a][3]))[:limit])
+    symbols = removed = mask = 0
+    for a, v in info.items():
+        if a in kept:
+            symbols += v[2]
+            mask |= 1 << v[0]
+        else:
+            removed += v[3]
+    res = PlatformScore.__new__(PlatformScore)
+    res.info, res.area_of, res.kept, res.standing = info, area_of, kept, standing
+    res.area_count = [len(b) for b in by_colour]
+    res.symbols, res.removed_tiles = symbols, removed
+    res.edges = sum(1 for x, y in pairs if x in kept and y in kept) if pairs else 0
+    res.missing = C.NUM_COLOURS - bin(mask).count("1")
     return res
 
 
