@@ -325,14 +325,12 @@ def update_areas(game: KeralaGame, old: Areas, stacks: dict[int, tuple[int, ...]
         area_of.pop(x, None)
     _fill_areas(game, stacks, region, res)
     edge = game.code_edge_target
-    edges = set(old.edge_cells)
-    for x in changed:
-        st = stacks.get(x)
-        if st is not None and edge[st[-1]] >= 0:
-            edges.add(x)
-        else:
-            edges.discard(x)
-    res.edge_cells = frozenset(edges)
+    old_edges = old.edge_cells
+    now_edges = {x for x in changed if x in stacks and edge[stacks[x][-1]] >= 0}
+    if now_edges or not old_edges.isdisjoint(changed):
+        res.edge_cells = (old_edges - set(changed)) | now_edges
+    else:
+        res.edge_cells = old_edges
     return res
 
 
