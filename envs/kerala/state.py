@@ -301,20 +301,29 @@ def build_areas(game: KeralaGame, stacks: dict[int, tuple[int, ...]]) -> Areas:
 
 def update_areas(game: KeralaGame, old: Areas, stacks: dict[int, tuple[int, ...]], changed: Any) -> Areas:
     """The areas after the cells ``changed`` were placed on, emptied or filled (``stacks`` is the new
-    platform): only the old areas containing or touching a changed cell are refilled.  Their cells
-    and the changed cells form a union of whole new areas (a new area reaching outside would join
-    an untouched old area through a cell whose colour did not change, which maximality excludes)."""
+    platform): only the old areas containing a changed cell, or touching one in its new colour, are
+    refilled.  Their cells and the changed cells form a union of whole new areas (a new area reaching
+    outside would join an untouched old area through a cell whose colour did not change, which
+    maximality excludes)."""
     dn, de, ds, dw = game.delta
     old_of = old.area_of
+    old_info = old.info
+    code_colour = game.code_colour
     touched = set()
     for x in changed:
-        for y in (x, x + dn, x + de, x + ds, x + dw):
-            k = old_of.get(y)
-            if k is not None:
-                touched.add(k)
+        k = old_of.get(x)
+        if k is not None:
+            touched.add(k)
+        st = stacks.get(x)
+        if st is not None:  # neighbouring areas of the new colour may merge through x
+            colour = code_colour[st[-1]]
+            for y in (x + dn, x + de, x + ds, x + dw):
+                k = old_of.get(y)
+                if k is not None and old_info[k][0] == colour:
+                    touched.add(k)
     res = Areas()
     area_of = res.area_of = dict(old_of)
-    info = res.info = dict(old.info)
+    info = res.info = dict(old_info)
     region = [x for x in changed if x in stacks]
     for k in touched:
         for x in info.pop(k)[1]:
