@@ -198,7 +198,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from meeplezoo.bench import main as bench_main
 
-    argv = ["--seconds", str(args.seconds)]
+    argv = ["--seconds", str(args.seconds), "--clock", args.clock]
     if args.json:
         argv += ["--json", args.json]
     for g in args.games or []:
@@ -245,6 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     p.add_argument("--game", dest="games", action="append", help="only this game (repeatable)")
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    p.add_argument("--clock", choices=("wall", "cpu"), default="wall", help="wall time or process CPU time")
     p.set_defaults(func=cmd_bench)
 
     seen = set()
