@@ -21,6 +21,9 @@ class Agent:
     name: str = "agent"
     #: whether ``act`` wants the engine state (heuristics, search)
     uses_state: bool = False
+    #: whether ``act`` reads the observation; engine-level loops (arenas, rollouts, opponents in the
+    #: training wrapper) skip encoding it for agents that decide from the state and the mask alone
+    uses_observation: bool = True
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, *, state: Any = None) -> int:
         raise NotImplementedError(f"{type(self).__name__} must implement act()")
@@ -36,6 +39,7 @@ class RandomAgent(Agent):
     """Uniformly random legal action (seedable)."""
 
     name = "random"
+    uses_observation = False
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
@@ -54,6 +58,6 @@ class RandomAgent(Agent):
 def act_on_state(agent: Agent, state: Any) -> int:
     """Ask ``agent`` for the move of ``state.current_player`` (engine-level loops)."""
     p = state.current_player
-    obs = state.observe(p)
+    obs = state.observe(p) if agent.uses_observation else None
     mask = state.legal_mask()
     return int(agent.act(obs, mask, state=state if agent.uses_state else None))

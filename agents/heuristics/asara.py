@@ -62,6 +62,7 @@ class AsaraHeuristic(Agent):
 
     name = "heuristic"
     uses_state = True
+    uses_observation = False
 
     def __init__(self, seed: int | None = None, **options: Any) -> None:
         if options:

@@ -42,6 +42,7 @@ class HausDerSonneHeuristic(Agent):
 
     name = "heuristic"
     uses_state = True
+    uses_observation = False
 
     def __init__(self, seed: int | None = None, noise: float = 0.01, **options: Any) -> None:
         if options:

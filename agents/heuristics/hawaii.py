@@ -58,6 +58,7 @@ class HawaiiHeuristic(Agent):
     """Greedy value-per-turn player for Hawaii (uses only public state and its own holdings)."""
 
     uses_state = True
+    uses_observation = False
     name = "heuristic"
 
     def __init__(self, seed: int | None = None, **options: Any) -> None:

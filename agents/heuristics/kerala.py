@@ -44,6 +44,7 @@ class KeralaHeuristic(Agent):
 
     name = "heuristic"
     uses_state = True
+    uses_observation = False
 
     def __init__(self, seed: int | None = None, pass_margin: float = PASS_MARGIN, **options: Any) -> None:
         if options:

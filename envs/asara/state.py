@@ -1209,6 +1209,7 @@ class AsaraState(State):
             for x in range(5):
                 pool.extend([x] * ((s.hand[q * 5 + x] if q != keep_hand else 0) + s.laid_down[q * 5 + x]))
         pool.extend(s.deck)
+        pool.sort()  # the sample must depend only on what the player knows, not on the hidden arrangement
         r.shuffle(pool)
         for q in range(n):
             if q == player:
@@ -1227,6 +1228,7 @@ class AsaraState(State):
                 s.laid_down[q * 5 + pool.pop()] += 1
         s.deck = pool
         for pile in s.piles:
+            pile.sort()
             r.shuffle(pile)
         if g.pro:
             bit = 1 << player
@@ -1237,6 +1239,7 @@ class AsaraState(State):
                         lpool.extend([m] * s.lit_res[q * NF + m])
             if s.lit_drawn and s.current_player != player:
                 lpool.extend(s.lit_drawn)
+            lpool.sort()
             r.shuffle(lpool)
             for i in range(len(s.lit_stack)):
                 if not s.lit_seen[i] & bit:

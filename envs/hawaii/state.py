@@ -1492,7 +1492,7 @@ class HawaiiState(State):
         r = as_rng(rng)
         s = self.clone()
         st0, st1 = s.god_stacks
-        below = st0[:-1] + st1[:-1]
+        below = sorted(st0[:-1] + st1[:-1])  # sorted: the sample must not depend on the hidden order
         r.shuffle(below)
         n0 = max(len(st0) - 1, 0)
         if st0:
@@ -1500,7 +1500,7 @@ class HawaiiState(State):
         if st1:
             s.god_stacks[1] = below[n0:] + [st1[-1]]
         down = [i for i, up in enumerate(s.isl_up) if not up]
-        ids = [s.isl_stack[i] for i in down]
+        ids = sorted(s.isl_stack[i] for i in down)
         r.shuffle(ids)
         for i, isl in zip(down, ids):
             s.isl_stack[i] = isl
