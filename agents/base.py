@@ -9,12 +9,13 @@ information and the acting player's own holdings.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
 
 
-class Agent:
+class Agent(ABC):
     """Base class of all agents."""
 
     #: short name shown in tables (set per instance by the registry)
@@ -25,10 +26,11 @@ class Agent:
     #: training wrapper) skip encoding it for agents that decide from the state and the mask alone
     uses_observation: bool = True
 
+    @abstractmethod
     def act(self, observation: np.ndarray, action_mask: np.ndarray, *, state: Any = None) -> int:
-        raise NotImplementedError(f"{type(self).__name__} must implement act()")
+        """The action to play: an index where ``action_mask`` is true."""
 
-    def reset(self, seed: int | None = None) -> None:
+    def reset(self, seed: int | None = None) -> None:  # noqa: B027 - an optional hook, not abstract
         """Called at the start of each game (agents with memory clear it here)."""
 
     def __repr__(self) -> str:

@@ -1414,18 +1414,15 @@ def _regions(cells: set[int], delta: tuple[int, ...]) -> dict[int, int]:
     return comp
 
 
-def _ring_keeps_background(q: int, s: int, rest: set[int], ring: tuple[int, ...]) -> bool:
-    """Whether the empty orthogonal neighbours of ``q`` stay linked through the 8 cells around ``q``
-    once ``q`` is filled (``s`` emptied): then filling ``q`` cuts no empty region in two."""
-    empty = [(q + r) == s or (q + r) not in rest for r in ring]
-    if all(empty):
-        return True
-    k = empty.index(False)
+def _one_run_with_side(flags: list[bool]) -> bool:
+    """Around a cell's 8-neighbourhood (``flags`` in ring order, orthogonal cells at even places, at
+    least one False): whether at most one run of True cells contains an orthogonal neighbour."""
+    k = flags.index(False)
     runs_with_side = 0
     in_run = has_side = False
     for i in range(k + 1, k + 9):
         j = i & 7
-        if empty[j]:
+        if flags[j]:
             if not in_run:
                 in_run, has_side = True, False
             if not j & 1:
@@ -1436,6 +1433,15 @@ def _ring_keeps_background(q: int, s: int, rest: set[int], ring: tuple[int, ...]
     if in_run:
         runs_with_side += has_side
     return runs_with_side <= 1
+
+
+def _ring_keeps_background(q: int, s: int, rest: set[int], ring: tuple[int, ...]) -> bool:
+    """Whether the empty orthogonal neighbours of ``q`` stay linked through the 8 cells around ``q``
+    once ``q`` is filled (``s`` emptied): then filling ``q`` cuts no empty region in two."""
+    empty = [(q + r) == s or (q + r) not in rest for r in ring]
+    if all(empty):
+        return True
+    return _one_run_with_side(empty)
 
 
 def _neighbours_linked_around(s: int, occ: Any, ring: tuple[int, ...]) -> bool:
@@ -1444,22 +1450,7 @@ def _neighbours_linked_around(s: int, occ: Any, ring: tuple[int, ...]) -> bool:
     full = [(s + r) in occ for r in ring]
     if all(full):
         return True
-    k = full.index(False)
-    runs_with_side = 0
-    in_run = has_side = False
-    for i in range(k + 1, k + 9):
-        j = i & 7
-        if full[j]:
-            if not in_run:
-                in_run, has_side = True, False
-            if not j & 1:
-                has_side = True
-        elif in_run:
-            runs_with_side += has_side
-            in_run = False
-    if in_run:
-        runs_with_side += has_side
-    return runs_with_side <= 1
+    return _one_run_with_side(full)
 
 
 def _no_new_four_sided_hole(occ: set[int], s: int, q: int, holes0: set[int], delta: tuple[int, ...],
