@@ -5,7 +5,7 @@ import random
 import numpy as np
 import pytest
 
-from meeplezoo.envs.asara.observation import encode_reference
+from asara_reference_obs import encode_reference
 from meeplezoo.envs.asara.state import AsaraGame
 
 CONFIGS = [(n, v) for n in (2, 3, 4) for v in ("base", "professional")]
