@@ -100,6 +100,9 @@ def configurations(games: Sequence[str] | None = None) -> list[tuple[str, dict[s
         counts = sorted({cls.min_players, cls.max_players})
         for n in counts:
             out.append((name, {"num_players": n}))
+        # options that change the observation's cost, measured at the smallest player count
+        for variant in getattr(cls, "bench_variants", ()):
+            out.append((name, {"num_players": cls.min_players, **variant}))
     return out
 
 
@@ -117,8 +120,9 @@ def run(seconds: float = 3.0, games: Sequence[str] | None = None, clock: str = "
         game = make_game(name, **kw)
         aec = aec_throughput(lambda name=name, kw=kw: make(name, **kw), seconds, clock=tick)
         eng, length = engine_throughput(game, seconds, clock=tick)
+        options = {k: v for k, v in kw.items() if k != "num_players"}
         rows.append({
-            "game": name, "players": kw["num_players"], "aec_per_s": aec, "aec_ratio": aec / c4,
+            "game": name, "players": kw["num_players"], "options": options, "aec_per_s": aec, "aec_ratio": aec / c4,
             "engine_per_s": eng, "engine_ratio": eng / c4, "clone_us": clone_micros(game, clock=tick),
             "decisions_per_game": length,
         })
@@ -128,13 +132,14 @@ def run(seconds: float = 3.0, games: Sequence[str] | None = None, clock: str = "
 def format_results(res: dict[str, Any]) -> str:
     c4 = res["connect_four_v3_aec_per_s"]
     lines = [
-        f"{'environment':<22} {'players':>7} {'AEC dec/s':>10} {'vs C4':>6} {'engine dec/s':>13} {'vs C4':>6} "
+        f"{'environment':<30} {'players':>7} {'AEC dec/s':>10} {'vs C4':>6} {'engine dec/s':>13} {'vs C4':>6} "
         f"{'clone us':>9} {'dec/game':>9}",
-        f"{'connect_four_v3':<22} {2:>7} {c4:>10.0f} {1.0:>6.2f} {'':>13} {'':>6} {'':>9} {'':>9}",
+        f"{'connect_four_v3':<30} {2:>7} {c4:>10.0f} {1.0:>6.2f} {'':>13} {'':>6} {'':>9} {'':>9}",
     ]
     for r in res["rows"]:
+        label = " ".join([r["game"], *(f"{k}={v}" for k, v in r.get("options", {}).items())])
         lines.append(
-            f"{r['game']:<22} {r['players']:>7} {r['aec_per_s']:>10.0f} {r['aec_ratio']:>6.2f} "
+            f"{label:<30} {r['players']:>7} {r['aec_per_s']:>10.0f} {r['aec_ratio']:>6.2f} "
             f"{r['engine_per_s']:>13.0f} {r['engine_ratio']:>6.2f} {r['clone_us']:>9.1f} "
             f"{r['decisions_per_game']:>9.0f}"
         )

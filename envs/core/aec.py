@@ -199,6 +199,42 @@ class MeeplezooAECEnv(AECEnv):
         pass
 
 
+class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's :class:`~pettingzoo.utils.wrappers.OrderEnforcingWrapper`, with the same checks,
+    whose :meth:`last` asks the wrapped environment directly.
+
+    The inherited ``last`` reads five attributes, each through the wrapper's ``__getattr__``
+    (about a microsecond apiece, at every decision of every agent loop); this one checks for
+    ``reset()`` once, as those reads would, and returns the wrapped environment's ``last``, the
+    same tuple."""
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self.env.last(observe)
+
+    # read at every step by the agent loop and by ``step``: the same check as ``__getattr__``'s
+    @property
+    def agents(self) -> list[str]:
+        if not self._has_reset:
+            raise AttributeError("agents cannot be accessed before reset")
+        return self.env.agents
+
+    @agents.setter
+    def agents(self, value: list[str]) -> None:
+        self.env.agents = value
+
+    @property
+    def agent_selection(self) -> str:
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self.env.agent_selection
+
+    @agent_selection.setter
+    def agent_selection(self, value: str) -> None:
+        self.env.agent_selection = value
+
+
 def wrap_env(raw: MeeplezooAECEnv) -> AECEnv:
     """The standard PettingZoo wrappers (illegal actions are handled by the adapter itself)."""
-    return wrappers.OrderEnforcingWrapper(raw)
+    return OrderEnforcingWrapper(raw)

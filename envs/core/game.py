@@ -106,6 +106,8 @@ class Game(ABC):
     state_class: ClassVar[type[State]]
     #: bumped whenever the observation layout changes (checkpoints record it)
     observation_version: ClassVar[int] = 1
+    #: option sets measured as extra rows by ``meeplezoo bench`` (e.g. a costlier observation)
+    bench_variants: ClassVar[tuple[dict[str, Any], ...]] = ()
 
     num_actions: int
     observation_layout: dict[str, slice]

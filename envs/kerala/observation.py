@@ -4,7 +4,18 @@ The observation of player ``p`` is a flat float32 vector of named blocks
 (``game.observation_layout``); everything in Kerala is public, so it holds the
 whole position seen from ``p``: seats are ordered ``p, p+1, ...`` (egocentric).
 
-Blocks (``N`` players, ``G = S*S`` window cells, ``CP = 23`` planes per platform):
+Two layouts, chosen by the game option ``derived_features``:
+
+* ``False`` (default): the position itself.  A network reads areas and the
+  scoring off the colour planes, as it reads everything else.
+* ``True``: adds the derived features of §13.5 (the areas kept by the §9
+  choice, area sizes, areas per colour and the provisional score parts).  They
+  are exact, so every observation of a changed platform scores it as at the end
+  of the game; building an observation then costs about three times as much
+  (see ``benchmarks/throughput.py``).
+
+Blocks (``N`` players, ``G = S*S`` window cells, ``CP`` planes per platform:
+21, or 23 with derived features):
 
 ``platform_i`` (i = 0..N-1, relative seat), ``CP x G``, plane-major:
 
@@ -18,18 +29,19 @@ Blocks (``N`` players, ``G = S*S`` window cells, ``CP = 23`` planes per platform
 17    stack height / 8 (clipped): a removed stack costs -2 per tile
 18    an elephant stands or lies here
 19    top colour is this platform owner's colour
-20    the cell belongs to an area kept by the §9 choice on the current platform
-21    tiles (all layers) in the cell's area / 10 (clipped)
-22    a cell the current decision may name (placement targets, move-elephant
+20    a cell the current decision may name (placement targets, move-elephant
       targets, move-tile sources / destinations); only on the acting player's
       own platform, and only in that player's observation
+21    (derived) the cell belongs to an area kept by the §9 choice on the
+      current platform
+22    (derived) tiles (all layers) in the cell's area / 10 (clipped)
 ====  =========================================================================
 
 ``pending_cell`` (G): the stack chosen as move-tile source (or just moved).
-``player_i`` (19 each): own colour one-hot (5), passes used / 2, standing
-elephants / 2, areas per colour / 5 (5), provisional score parts (symbols / 60,
-edges / 10, removed tiles / 40, missing colours / 5, (total + 40) / 100 clipped),
-positions / 41, tiles / 41.
+``player_i`` (9 each, 19 with derived features): own colour one-hot (5),
+passes used / 2, standing elephants / 2, positions / 41, tiles / 41; derived:
+areas per colour / 5 (5), provisional score parts (symbols / 60, edges / 10,
+removed tiles / 40, missing colours / 5, (total + 40) / 100 clipped).
 ``offer`` (5 slots x 18): present, colour (5), kind (7: sym0-3, edge,
 move-elephant, move-tile), second colour (5); slots in canonical order.
 ``unseen`` (50): per tile type, tiles not yet seen (in the bag or removed at
@@ -39,23 +51,25 @@ unseen tiles are surely in the bag, §13.1).
 (5), ``p``'s position in this round's turn order (5), acting seat relative to
 ``p`` (5), phase one-hot (5), player count one-hot (4).
 
-Departures from the proposal of §13.5, for speed and size: one block per
-seat actually playing (no zero-padding to five seats; the shape depends on
-the player count), no hole plane (the move-tile phases mark their legal cells
-in plane 22), unseen counts per type instead of the U_own / U_other split.
+Departures from the proposal of §13.5, for speed and size: the derived
+features are opt-in; one block per seat actually playing (no zero-padding to
+five seats; the shape depends on the player count), no hole plane (the
+move-tile phases mark their legal cells in plane 20), unseen counts per type
+instead of the U_own / U_other split.  Layout version 2 (``KeralaGame.observation_version``);
+version 1 had the legal plane after the derived ones and derived features always on.
 
 How it stays cheap (an observation is built at every decision of every
 environment step): nothing is recomputed for an unchanged platform, and a
-changed one is not rebuilt.  The state carries, per platform, its areas
-(``state.Areas``: refilled only around the cells a move changed) and the planes
-of the last observation with the cells changed since; the next observation
-patches a copy of those planes at the changed cells, the elephants, and the
-area planes of the areas that are new or changed their kept status.  The kept
-areas and score features stay exact (the same §9 choice as final scoring).
-Everything shared by all observers (unseen counts) is cached until the next
-draw; the per-observer ones (legal cells, pending cell, offer, globals) are
-set with a single fancy assignment.  ``tests/kerala/test_kerala_observation_cache.py``
-checks the result against a cell-by-cell reference.
+changed one is not rebuilt.  The state carries, per platform, the planes of
+the last observation with the cells changed since; the next observation
+patches a copy of those planes at the changed cells and the elephants (with
+derived features also the area planes of the areas that are new or changed
+their kept status; the areas themselves, ``state.Areas``, are refilled only
+around the changed cells).  Everything shared by all observers (unseen counts)
+is cached until the next draw; the per-observer ones (legal cells, pending
+cell, offer, globals) are set with a single fancy assignment.
+``tests/kerala/test_kerala_observation_cache.py`` checks the result against a
+cell-by-cell reference in both layouts.
 """
 
 from __future__ import annotations
@@ -70,23 +84,37 @@ from . import components as C
 if TYPE_CHECKING:
     from .state import KeralaGame, KeralaState, PlatformScore
 
-PLANES = 23
-PLAYER_FEATURES = 19
+BOARD_PLANES = 20  # planes 0-19: what the platform shows
+PLANE_LEGAL = 20
+PLANE_KEPT = 21  # derived features only
+PLANE_AREA = 22  # derived features only
+PLANES_BASE = 21
+PLANES_DERIVED = 23
+PLAYER_FEATURES_BASE = 9
+PLAYER_FEATURES_DERIVED = 19
 OFFER_FEATURES = 18
 GLOBAL_FEATURES = 26
-PLANE_LEGAL = 22
 STATIC_PLANES = 17  # planes 0-16 depend on the top tile alone
-DYNAMIC_PLANES = np.array([[17], [20], [21]])  # height, kept area, area size (column: broadcasts over cells)
+
+
+def num_planes(game: KeralaGame) -> int:
+    """Planes per platform block: 21, or 23 with ``derived_features``."""
+    return PLANES_DERIVED if game.options["derived_features"] else PLANES_BASE
+
+
+def num_player_features(game: KeralaGame) -> int:
+    """Features per player block: 9, or 19 with ``derived_features``."""
+    return PLAYER_FEATURES_DERIVED if game.options["derived_features"] else PLAYER_FEATURES_BASE
 
 
 def build_layout(game: KeralaGame) -> dict[str, slice]:
     lay = Layout()
     g = game.side * game.side
     for i in range(game.num_players):
-        lay.add(f"platform_{i}", PLANES * g)
+        lay.add(f"platform_{i}", num_planes(game) * g)
     lay.add("pending_cell", g)
     for i in range(game.num_players):
-        lay.add(f"player_{i}", PLAYER_FEATURES)
+        lay.add(f"player_{i}", num_player_features(game))
     lay.add("offer", 5 * OFFER_FEATURES)
     lay.add("unseen", C.NUM_TILE_TYPES)
     lay.add("colours_in_play", C.NUM_COLOURS)
@@ -115,15 +143,18 @@ def code_features(game: KeralaGame) -> np.ndarray:
 
 
 def platform_block(state: KeralaState, player: int) -> tuple[np.ndarray, np.ndarray]:
-    """Planes 0-21 (flat) and the features of one platform, cached until that platform changes.
+    """The planes (flat, the legal plane left at zero) and the features of one platform, cached
+    until that platform changes.
 
     A platform changes at almost every decision, but only at one or two cells: the planes are a
-    patched copy of the previous ones (the changed cells, the elephants, and the area planes of
-    the areas that changed or changed their kept status); from scratch only the first time."""
+    patched copy of the previous ones (the changed cells, the elephants, and with derived features
+    the area planes of the areas that changed or changed their kept status); from scratch only the
+    first time."""
     cached = state._enc[player]
     if cached is not None:
         return cached
-    score = state.platform_score(player)
+    g = state.game
+    score = state.platform_score(player) if _tables(g)["derived"] else None
     base = state._enc_base[player]
     dirty = state._enc_dirty[player]
     if base is None or len(dirty) > 8:
@@ -133,44 +164,47 @@ def platform_block(state: KeralaState, player: int) -> tuple[np.ndarray, np.ndar
     els = state.elephants[player]
     state._enc_base[player] = (enc, score, els)  # elephant lists are replaced, never edited, on a move
     state._enc_dirty[player] = ()
-    tiles = sum(v[3] for v in score.info.values())
-    feats = np.asarray(player_features(state, player, len(state.stacks[player]), tiles), dtype=np.float32)
+    stacks = state.stacks[player]
+    feats = np.asarray(player_features(state, player, len(stacks), sum(map(len, stacks.values())), score),
+                       dtype=np.float32)
     cached = state._enc[player] = (enc.reshape(-1), feats)
     return cached
 
 
-def _build_planes(state: KeralaState, player: int, score: PlatformScore) -> np.ndarray:
-    """Planes 0-21 of a platform from scratch."""
+def _build_planes(state: KeralaState, player: int, score: PlatformScore | None) -> np.ndarray:
+    """The planes of a platform from scratch (``score``: the §9 choice, with derived features)."""
     g = state.game
     tab = _tables(g)
     stacks = state.stacks[player]
-    enc = np.zeros((PLANES, g.num_cells), dtype=np.float32)
+    enc = np.zeros((tab["planes"], g.num_cells), dtype=np.float32)
     keys = list(stacks)
     cells = tab["p2c"][keys]
     tops = [st[-1] for st in stacks.values()]
     enc[:STATIC_PLANES, cells] = tab["features_t"][:, tops]
     enc[17, cells] = tab["height_value"][[len(st) for st in stacks.values()]]
-    area_of = score.area_of
-    kept = score.kept
-    info = score.info
-    ai = [area_of[x] for x in keys]
-    enc[20, cells] = [1.0 if a in kept else 0.0 for a in ai]
-    enc[21, cells] = [info[a][3] * 0.1 if info[a][3] < 10 else 1.0 for a in ai]
     p2c = g.pad_to_cell
     els = state.elephants[player]
     enc[18, p2c[els[0]]] = 1.0
     enc[18, p2c[els[1]]] = 1.0
     enc[19] = enc[g.player_colours[player]]
+    if score is not None:
+        area_of = score.area_of
+        kept = score.kept
+        info = score.info
+        ai = [area_of[x] for x in keys]
+        enc[PLANE_KEPT, cells] = [1.0 if a in kept else 0.0 for a in ai]
+        enc[PLANE_AREA, cells] = [info[a][3] * 0.1 if info[a][3] < 10 else 1.0 for a in ai]
     return enc
 
 
-def _patch_planes(state: KeralaState, player: int, score: PlatformScore, base: tuple,
+def _patch_planes(state: KeralaState, player: int, score: PlatformScore | None, base: tuple,
                   dirty: tuple[int, ...]) -> np.ndarray:
-    """Planes 0-21 as a copy of ``base`` (the planes of an earlier position of this platform)
-    rewritten at the ``dirty`` cells, at the elephants, and over the areas that are new or changed
-    their kept status.  An area untouched since ``base`` keeps its very cell list (``Areas`` shares
-    it), so identity tells it apart.  All writes go through one fancy assignment on the flat copy
-    (a numpy call costs more than the Python that lists the few entries)."""
+    """The planes as a copy of ``base`` (the planes of an earlier position of this platform)
+    rewritten at the ``dirty`` cells, at the elephants, and (derived features) over the areas that
+    are new or changed their kept status.  An area untouched since ``base`` keeps its very cell
+    list (``Areas`` shares it), so identity tells it apart.  All writes go through one fancy
+    assignment on the flat copy (a numpy call costs more than the Python that lists the few
+    entries)."""
     g = state.game
     tab = _tables(g)
     old_enc, old_sc, old_els = base
@@ -181,15 +215,16 @@ def _patch_planes(state: KeralaState, player: int, score: PlatformScore, base: t
     code_colour = g.code_colour
     cell_idx, cell_idx_top, code_vals = tab["cell_idx"], tab["cell_idx_top"], tab["code_vals"]
     height_list = tab["height_list"]
+    zero_cell = tab["zero_cell"]
     gsize = g.num_cells
     idx: list[int] = []
     vals: list[float] = []
     for x in set(dirty):
         c = p2c[x]
         st = stacks.get(x)
-        if st is None:  # emptied: planes 0-21 cleared
+        if st is None:  # emptied: every plane of the cell cleared
             idx += cell_idx[c]
-            vals += tab["zero_cell"]
+            vals += zero_cell
         else:  # planes 0-19; the area planes follow below if its area changed
             code = st[-1]
             idx += cell_idx_top[c]
@@ -200,23 +235,24 @@ def _patch_planes(state: KeralaState, player: int, score: PlatformScore, base: t
         base18 = 18 * gsize
         idx += (base18 + p2c[old_els[0]], base18 + p2c[old_els[1]], base18 + p2c[els[0]], base18 + p2c[els[1]])
         vals += (0.0, 0.0, 1.0, 1.0)
-    old_info, old_kept = old_sc.info, old_sc.kept
-    kept = score.kept
-    base20 = 20 * gsize
-    base21 = 21 * gsize
-    for k, v in score.info.items():
-        cells = v[1]
-        is_kept = k in kept
-        old = old_info.get(k)
-        if old is not None and old[1] is cells and (k in old_kept) == is_kept:
-            continue
-        t = v[3]
-        kv = 1.0 if is_kept else 0.0
-        sv = t * 0.1 if t < 10 else 1.0
-        for x in cells:
-            c = p2c[x]
-            idx += (base20 + c, base21 + c)
-            vals += (kv, sv)
+    if score is not None:
+        old_info, old_kept = old_sc.info, old_sc.kept
+        kept = score.kept
+        base_kept = PLANE_KEPT * gsize
+        base_area = PLANE_AREA * gsize
+        for k, v in score.info.items():
+            cells = v[1]
+            is_kept = k in kept
+            old = old_info.get(k)
+            if old is not None and old[1] is cells and (k in old_kept) == is_kept:
+                continue
+            t = v[3]
+            kv = 1.0 if is_kept else 0.0
+            sv = t * 0.1 if t < 10 else 1.0
+            for x in cells:
+                c = p2c[x]
+                idx += (base_kept + c, base_area + c)
+                vals += (kv, sv)
     if idx:
         flat = enc.reshape(-1)
         flat[idx] = vals  # later entries win: the area planes after the cells' defaults
@@ -230,22 +266,24 @@ def legal_cells(state: KeralaState) -> list[int]:
     return state._legal_cells
 
 
-def player_features(state: KeralaState, player: int, positions: int, tiles: int) -> list[float]:
+def player_features(state: KeralaState, player: int, positions: int, tiles: int,
+                    sc: PlatformScore | None = None) -> list[float]:
+    """The ``player_i`` block: 9 features, 19 when ``sc`` (the §9 choice) is given."""
     g = state.game
-    sc = state.platform_score(player)
-    feats = [0.0] * PLAYER_FEATURES
+    feats = [0.0] * (PLAYER_FEATURES_BASE if sc is None else PLAYER_FEATURES_DERIVED)
     feats[g.player_colours[player]] = 1.0
     feats[5] = state.passes[player] / 2.0
     feats[6] = state.standing(player) / 2.0
-    for c in range(C.NUM_COLOURS):
-        feats[7 + c] = min(sc.area_count[c] / 5.0, 1.0)
-    feats[12] = min(sc.symbols / 60.0, 1.0)
-    feats[13] = min(sc.edges / 10.0, 1.0)
-    feats[14] = min(sc.removed_tiles / 40.0, 1.0)
-    feats[15] = sc.missing / 5.0
-    feats[16] = min(max((sc.total + 40) / 100.0, 0.0), 1.0)
-    feats[17] = min(positions / 41.0, 1.0)
-    feats[18] = min(tiles / 41.0, 1.0)
+    feats[7] = positions / 41.0 if positions < 41 else 1.0
+    feats[8] = tiles / 41.0 if tiles < 41 else 1.0
+    if sc is not None:
+        for c in range(C.NUM_COLOURS):
+            feats[9 + c] = min(sc.area_count[c] / 5.0, 1.0)
+        feats[14] = min(sc.symbols / 60.0, 1.0)
+        feats[15] = min(sc.edges / 10.0, 1.0)
+        feats[16] = min(sc.removed_tiles / 40.0, 1.0)
+        feats[17] = sc.missing / 5.0
+        feats[18] = min(max((sc.total + 40) / 100.0, 0.0), 1.0)
     return feats
 
 
@@ -265,7 +303,8 @@ def _tables(game: KeralaGame) -> dict:
         cip[list(game.player_colours)] = 1.0
         max_height = C.NUM_GAME_TILES + 2
         tab = {
-            "block": PLANES * game.num_cells,
+            "derived": bool(game.options["derived_features"]),
+            "planes": num_planes(game),
             "pending": lay["pending_cell"].start,
             "globals": lay["globals"].start,
             "n": n,
@@ -278,12 +317,14 @@ def _tables(game: KeralaGame) -> dict:
             "zeros_globals": np.zeros(GLOBAL_FEATURES, dtype=np.float32),
         }
         g_cells = game.num_cells
-        # per window cell: flat indices of its planes 0-21 inside a platform block
-        tab["cell_idx"] = [[p * g_cells + c for p in range(PLANE_LEGAL)] for c in range(g_cells)]
-        tab["cell_idx_top"] = [row[:20] for row in tab["cell_idx"]]  # planes 0-19
+        # per window cell: flat indices inside a platform block of its planes 0-19, and of every
+        # plane an emptied cell clears (0-19, and the derived 21-22)
+        cleared = list(range(BOARD_PLANES)) + ([PLANE_KEPT, PLANE_AREA] if tab["derived"] else [])
+        tab["cell_idx_top"] = [[p * g_cells + c for p in range(BOARD_PLANES)] for c in range(g_cells)]
+        tab["cell_idx"] = [[p * g_cells + c for p in cleared] for c in range(g_cells)]
         tab["code_vals"] = [list(map(float, row)) for row in code_features(game)]  # planes 0-16 per code
         tab["height_list"] = [float(v) for v in tab["height_value"]]
-        tab["zero_cell"] = [0.0] * PLANE_LEGAL
+        tab["zero_cell"] = [0.0] * len(cleared)
         # per offer slot and tile: the observation indices set to one
         tab["offer_ones"] = [[[lay["offer"].start + slot * OFFER_FEATURES + int(k) for k in np.flatnonzero(row)]
                               for row in offer_rows[:-1]] for slot in range(5)]

@@ -64,6 +64,8 @@ class KeralaGame(Game):
     default_players = 2
     score_scale = 30.0
     hidden_information = False
+    observation_version = 2  # 2: derived features opt-in, legal plane at 20 (observation.py)
+    bench_variants = ({"derived_features": True},)  # an extra row of ``meeplezoo bench``
     options_spec = (
         Option("tile_composition", "default",
                "A-01: per-colour tile counts (default: 8x1, 4x2, 2x3 symbols, 4 edge tiles, 1 of each action; "
@@ -95,6 +97,9 @@ class KeralaGame(Game):
         Option("start_tile_symbols", 1, "elephant symbols on the start tile ([R*] 1)", choices=(0, 1)),
         Option("tiebreak", "shared", "tied totals share the win [R] (removed_then_standing: an experimental chain: "
                "fewer removed tiles, then more standing elephants)", choices=("shared", "removed_then_standing")),
+        Option("derived_features", False,
+               "observation only: add the derived features of rules §13.5 (areas kept by the §9 choice, area "
+               "sizes, provisional score parts); exact, but each observation of a changed platform then scores it"),
     )
 
     def _setup(self) -> None:

@@ -92,10 +92,13 @@ def test_clone_independence(kit):
     assert s.to_json() == before
 
 
-def test_observation_shape_range_and_layout(kit):
+@pytest.mark.parametrize("derived", [False, True])
+def test_observation_shape_range_and_layout(kit, derived):
     rng = np.random.default_rng(3)
+    planes = 23 if derived else 21
     for n in (2, 3, 4, 5):
-        game = kit.Game(n)
+        game = kit.Game(n, derived_features=derived)
+        assert game.observation_shape[0] == (n * planes + 1) * game.num_cells + n * (19 if derived else 9) + 171
         lay = game.observation_layout
         assert max(sl.stop for sl in lay.values()) == game.observation_shape[0]
         s = game.new_state(n)
@@ -107,9 +110,12 @@ def test_observation_shape_range_and_layout(kit):
             legal = s.legal_actions()
             s.apply(legal[rng.integers(len(legal))])
         # egocentric: player p's block 0 is p's own platform, as block 1 in the observation of p-1
+        # (all planes but 20, the legal cells, which only the acting player sees on their own block)
         o1, o0 = s.observe(1), s.observe(0)
-        assert np.array_equal(o1[lay["platform_0"]][: 22 * game.num_cells],
-                              o0[lay["platform_1"]][: 22 * game.num_cells])
+        mine = o1[lay["platform_0"]].reshape(planes, -1)
+        seen = o0[lay["platform_1"]].reshape(planes, -1)
+        assert not seen[20].any()
+        assert np.array_equal(np.delete(mine, 20, axis=0), np.delete(seen, 20, axis=0))
 
 
 def test_observation_ignores_bag_order_and_removed_tiles(kit):
@@ -181,9 +187,12 @@ def test_corrupt_saved_states(kit):
     assert KeralaState.from_json(json.dumps(doc)).to_json() == text
 
 
-def test_observation_matches_engine(kit):
-    """The observation's platform planes and score features describe the engine's position."""
-    game = kit.Game(3)
+@pytest.mark.parametrize("derived", [False, True])
+def test_observation_matches_engine(kit, derived):
+    """The observation's platform planes (and with derived features the kept areas and score
+    features) describe the engine's position."""
+    game = kit.Game(3, derived_features=derived)
+    planes_per_platform = 23 if derived else 21
     lay = game.observation_layout
     ncell = game.num_cells
     s = game.new_state(8)
@@ -192,19 +201,24 @@ def test_observation_matches_engine(kit):
         obs = s.observe(player)
         for i in range(3):
             p = (player + i) % 3
-            planes = obs[lay[f"platform_{i}"]].reshape(23, ncell)
+            planes = obs[lay[f"platform_{i}"]].reshape(planes_per_platform, ncell)
             sc = s.platform_score(p)
             occupied = {game.pad_to_cell[c] for c in s.stacks[p]}
             assert set(np.flatnonzero(planes[5])) == occupied
-            kept = {game.pad_to_cell[c] for c in sc.kept_cells()}
-            assert set(np.flatnonzero(planes[20])) == kept
             assert set(np.flatnonzero(planes[18])) == {game.pad_to_cell[c] for c in s.elephants[p]}
             feats = obs[lay[f"player_{i}"]]
+            assert feats.size == (19 if derived else 9)
             assert feats[game.player_colours[p]] == 1.0
-            assert feats[15] == pytest.approx(sc.missing / 5.0)
-            assert feats[16] == pytest.approx(min(max((sc.total + 40) / 100.0, 0.0), 1.0))
-        legal_plane = obs[lay["platform_0"]].reshape(23, ncell)[22]
+            assert feats[7] == pytest.approx(len(s.stacks[p]) / 41.0)
+            if derived:
+                kept = {game.pad_to_cell[c] for c in sc.kept_cells()}
+                assert set(np.flatnonzero(planes[21])) == kept
+                assert feats[17] == pytest.approx(sc.missing / 5.0)
+                assert feats[18] == pytest.approx(min(max((sc.total + 40) / 100.0, 0.0), 1.0))
+        legal_plane = obs[lay["platform_0"]].reshape(planes_per_platform, ncell)[20]
         assert legal_plane.any() == (player == s.current_player)
+        if player == s.current_player:
+            assert set(np.flatnonzero(legal_plane)) == set(s._legal_cells)
 
 
 def test_invalidate_after_hand_edits(kit):

@@ -2,7 +2,7 @@
 cells, platform planes patched per changed cell, unseen counts kept until the next draw).  These
 tests check that what the caches produce equals an observation written from scratch, straight
 from the layout documented in observation.py, over many random positions, and after from_json,
-clone and determinize."""
+clone and determinize, in both layouts (with and without the derived features)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 from meeplezoo.envs.kerala import components as C
 from meeplezoo.envs.kerala.actions import PICK_IDS
-from meeplezoo.envs.kerala.observation import OFFER_FEATURES, PLANES, PLAYER_FEATURES
+from meeplezoo.envs.kerala.observation import OFFER_FEATURES
 from meeplezoo.envs.kerala.state import KeralaGame, KeralaState, build_areas, score_platform
 
 
@@ -37,13 +37,15 @@ def _legal_cells(state: KeralaState) -> set[int]:
 def reference_observation(state: KeralaState, player: int) -> np.ndarray:
     """Player ``player``'s observation computed cell by cell from the engine's public fields."""
     g = state.game
+    derived = g.options["derived_features"]
+    planes_per_platform = 23 if derived else 21
     lay = g.observation_layout
     n = g.num_players
     ncell = g.num_cells
     out = np.zeros(g.observation_shape, dtype=np.float32)
     for i in range(n):
         p = (player + i) % n
-        planes = out[lay[f"platform_{i}"]].reshape(PLANES, ncell)
+        planes = out[lay[f"platform_{i}"]].reshape(planes_per_platform, ncell)
         sc = score_platform(g, state.stacks[p], g.player_colours[p], state.standing(p))  # from scratch
         kept = sc.kept_cells()
         for cell, st in state.stacks[p].items():
@@ -60,28 +62,30 @@ def reference_observation(state: KeralaState, player: int) -> np.ndarray:
                 planes[16, c] = 1.0
             planes[17, c] = min(len(st) / 8.0, 1.0)
             planes[19, c] = float(g.tile_colour[t] == g.player_colours[p])
-            planes[20, c] = float(cell in kept)
-            area_tiles = sum(len(state.stacks[p][x]) for x in sc.info[sc.area_of[cell]][1])
-            planes[21, c] = min(area_tiles / 10.0, 1.0)
+            if derived:
+                planes[21, c] = float(cell in kept)
+                area_tiles = sum(len(state.stacks[p][x]) for x in sc.info[sc.area_of[cell]][1])
+                planes[22, c] = min(area_tiles / 10.0, 1.0)
         for e in state.elephants[p]:
             planes[18, g.pad_to_cell[e]] = 1.0
         if i == 0 and state.current_player == player:
             for c in _legal_cells(state):
-                planes[22, c] = 1.0
+                planes[20, c] = 1.0
         f = out[lay[f"player_{i}"]]
-        assert f.size == PLAYER_FEATURES
+        assert f.size == (19 if derived else 9)
         f[g.player_colours[p]] = 1.0
         f[5] = state.passes[p] / 2.0
         f[6] = state.standing(p) / 2.0
-        for col in range(C.NUM_COLOURS):
-            f[7 + col] = min(sc.area_count[col] / 5.0, 1.0)
-        f[12] = min(sc.symbols / 60.0, 1.0)
-        f[13] = min(sc.edges / 10.0, 1.0)
-        f[14] = min(sc.removed_tiles / 40.0, 1.0)
-        f[15] = sc.missing / 5.0
-        f[16] = min(max((sc.total + 40) / 100.0, 0.0), 1.0)
-        f[17] = min(len(state.stacks[p]) / 41.0, 1.0)
-        f[18] = min(sum(len(st) for st in state.stacks[p].values()) / 41.0, 1.0)
+        f[7] = min(len(state.stacks[p]) / 41.0, 1.0)
+        f[8] = min(sum(len(st) for st in state.stacks[p].values()) / 41.0, 1.0)
+        if derived:
+            for col in range(C.NUM_COLOURS):
+                f[9 + col] = min(sc.area_count[col] / 5.0, 1.0)
+            f[14] = min(sc.symbols / 60.0, 1.0)
+            f[15] = min(sc.edges / 10.0, 1.0)
+            f[16] = min(sc.removed_tiles / 40.0, 1.0)
+            f[17] = sc.missing / 5.0
+            f[18] = min(max((sc.total + 40) / 100.0, 0.0), 1.0)
     if state.pending >= 0:
         out[lay["pending_cell"].start + g.pad_to_cell[state.pending]] = 1.0
     offer = out[lay["offer"]].reshape(5, OFFER_FEATURES)
@@ -111,6 +115,8 @@ def reference_observation(state: KeralaState, player: int) -> np.ndarray:
 CONFIGS = [(2, {}), (3, {"own_colour_areas": 1}), (4, {"edge_bonus_layers": "any", "pass_mode": "discard_chosen"}),
            (5, {"move_tile_dest_rule": "elephant_adjacent"}), (2, {"colour_presence_layers": "any"}),
            (3, {"keep_choice": "greedy", "hole_definition": "four_sided_cell"})]
+# the derived features under every scoring variant (the default layout has none to vary)
+CONFIGS += [(n, {**options, "derived_features": True}) for n, options in CONFIGS]
 
 
 @pytest.mark.parametrize("n,options", CONFIGS)
@@ -150,7 +156,7 @@ def test_cached_observation_equals_fresh_state(games):
     """Observations read from the carried caches equal those of a fresh copy rebuilt from JSON
     (no caches at all), and the carried areas equal areas built from scratch."""
     rng = np.random.default_rng(11 + games)
-    configs = {n: KeralaGame(n) for n in (2, 3, 4, 5)}
+    configs = {n: KeralaGame(n, derived_features=n in (3, 5)) for n in (2, 3, 4, 5)}  # both layouts
     checked = 0
     for g_i in range(games):
         game = configs[2 + g_i % 4]
@@ -175,9 +181,10 @@ def test_cached_observation_equals_fresh_state(games):
     assert checked > games * 3
 
 
-def test_clone_keeps_its_own_caches():
+@pytest.mark.parametrize("derived", [False, True])
+def test_clone_keeps_its_own_caches(derived):
     """A clone shares the caches read-only: moves on the clone leave the original's observation alone."""
-    game = KeralaGame(3)
+    game = KeralaGame(3, derived_features=derived)
     rng = np.random.default_rng(5)
     s = game.new_state(4)
     for _ in range(40):
@@ -195,9 +202,10 @@ def test_clone_keeps_its_own_caches():
         assert np.array_equal(c.observe(p), reference_observation(c, p))
 
 
-def test_hand_edit_then_invalidate_rebuilds_observation(kit):
+@pytest.mark.parametrize("derived", [False, True])
+def test_hand_edit_then_invalidate_rebuilds_observation(kit, derived):
     """After a test edits a platform by hand, invalidate() drops every carried cache."""
-    game = kit.Game(2)
+    game = kit.Game(2, derived_features=derived)
     s = game.new_state(1)
     s.observe(0)
     tile = s.bag.pop()
