@@ -176,6 +176,27 @@ def test_pettingzoo_api_seed_and_render_tests(n):
     render_test(lambda render_mode=None: toy_env(num_players=n, render_mode=render_mode))
 
 
+def test_order_enforcing_wrapper_refuses_reads_before_reset_and_forwards_after():
+    """The wrapper's direct ``last``/``agents``/``agent_selection`` keep PettingZoo's checks."""
+    from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+    env = toy_env_module()[0](num_players=3)
+    assert isinstance(env, OrderEnforcingWrapper)
+    for read in (lambda: env.last(), lambda: env.agents, lambda: env.agent_selection):
+        with pytest.raises(AttributeError, match="before reset"):
+            read()
+    assert not hasattr(env, "agents")
+    env.reset(seed=1)
+    raw = env.unwrapped
+    assert env.agents == raw.agents and env.agent_selection == raw.agent_selection == "player_0"
+    obs, reward, term, trunc, info = env.last()
+    assert np.array_equal(obs["action_mask"], raw.observe("player_0")["action_mask"])
+    assert (reward, term, trunc, info) == (0.0, False, False, {})
+    assert env.last(observe=False)[0] is None
+    env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert env.agent_selection == raw.agent_selection == raw.possible_agents[raw.game_state.current_player]
+
+
 def test_adapter_spaces_are_created_once():
     env = toy_raw_env(num_players=3)
     assert env.observation_space("player_1") is env.observation_space("player_1")

@@ -22,6 +22,7 @@ CONFIGS = [
      "hole_definition": "four_sided_cell", "hole_scope": "none_after", "move_tile_may_rotate": False},
     {"num_players": 4, "edge_bonus_layers": "any", "colour_presence_layers": "any", "first_start_player": "random",
      "keep_choice": "greedy", "start_tile_symbols": 0, "tiebreak": "removed_then_standing"},
+    {"num_players": 3, "derived_features": True},
 ]
 
 
