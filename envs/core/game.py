@@ -43,7 +43,9 @@ class Option:
 
     ``choices`` restricts the value to a fixed set; otherwise ``type`` is
     checked (bool options accept only bools, int options only ints, ...).
-    ``bounds`` (inclusive) constrains numeric options.
+    ``bounds`` (inclusive) constrains numeric options.  ``extremes`` lists allowed values
+    at the edges of a structured option's range (lists, dicts, whose limits the game checks
+    in its ``_setup``), so tests can play every option at its extremes.
     """
 
     name: str
@@ -52,6 +54,7 @@ class Option:
     choices: tuple[Any, ...] | None = None
     type: type | tuple[type, ...] | None = None
     bounds: tuple[float | None, float | None] | None = None
+    extremes: tuple[Any, ...] = ()
 
     def validate(self, value: Any, game: str) -> Any:
         if self.choices is not None:
