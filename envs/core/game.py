@@ -33,6 +33,17 @@ class IllegalActionError(ValueError):
     """An action that is not legal in the current position (the state is unchanged)."""
 
 
+def check_action(action: Any, game: str = "") -> int:
+    """``action`` as a Python int if it is a Python int or a numpy integer (not a bool).
+
+    Anything else raises :class:`IllegalActionError` naming the value and its type: a float
+    that happens to be whole is refused too, and so are infinities (no ``OverflowError``)."""
+    if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+        return int(action)
+    prefix = f"{game}: " if game else ""
+    raise IllegalActionError(f"{prefix}action must be an int, got {action!r} ({type(action).__name__})")
+
+
 class CorruptStateError(ValueError):
     """A saved state that cannot be loaded (truncated, edited or for another game)."""
 
@@ -221,15 +232,15 @@ class State(ABC):
         return 0 <= action < self.game.num_actions and bool(self.legal_mask()[action])
 
     def apply(self, action: int) -> None:
-        """Play ``action`` for ``current_player`` (chance resolved inside)."""
+        """Play ``action`` for ``current_player`` (chance resolved inside).
+
+        ``action`` is a Python int or a numpy integer; anything else (bools, floats even when
+        whole, strings, None) raises :class:`IllegalActionError`, like an illegal int."""
+        a = action if type(action) is int else check_action(action, self.game.name)
         if self.is_terminal():
             raise IllegalActionError(f"{self.game.name}: the game is over; no action {action!r} can be applied")
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise IllegalActionError(f"{self.game.name}: action must be an int, got {action!r}") from None
-        if a != action or not self.is_legal(a):
-            raise IllegalActionError(self.illegal_message(action))
+        if not self.is_legal(a):
+            raise IllegalActionError(self.illegal_message(a))
         self._apply(a)
 
     def illegal_message(self, action: Any) -> str:
