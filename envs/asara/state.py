@@ -78,6 +78,9 @@ def _fee_list_option(name: str, value: Any) -> list[int]:
     return sorted(value)
 
 
+_DETERMINIZE_TRIES = 200  # samples tried for another player's begun turn (determinize)
+
+
 def completable_reach(r_max: int, open_: list[int], base: list[int], trunk: list[int], window: list[int],
                       turret: list[int], lit: list[int], has: list[int], uncov: list[int], free: list[int],
                       lit_on_new: bool = True) -> int:
@@ -1197,73 +1200,136 @@ class AsaraState(State):
     def determinize(self, player: int, rng: Any = None) -> AsaraState:
         """A full state consistent with what ``player`` knows (rules file 14.2).
 
-        Unseen cards are re-dealt to the other hands, the other players'
-        face-down cards and the deck (sizes kept); tile piles are reshuffled;
-        (pro) lighted windows whose material ``player`` does not know (others'
-        kept windows and unknown stack entries) are redistributed.
+        Unseen cards are re-dealt to the other hands, the other players' face-down cards and
+        the deck (sizes kept); tile piles are reshuffled; (pro) lighted windows whose material
+        ``player`` does not know (others' kept windows, another player's drawn offer and the
+        unknown stack entries) are redistributed, and the windows ``player`` put under the stack
+        in random order (A-28 ``random``) are reordered among themselves.  Everything is drawn
+        from sorted pools, so the sample depends only on what ``player`` can see.
+
+        Another player in the middle of his turn (area chosen, cards chosen, building) is dealt
+        holdings that allow that turn (:meth:`pending_turn_possible`); a hidden card choice is
+        redrawn from his new hand.
         """
         r = as_rng(rng)
         s = self.clone()
         g = self.game
         n = g.num_players
         cur = s.current_player
-        # Another player in the middle of his turn keeps the hand (or lit windows) his pending choice rests on.
-        keep_hand = cur if cur != player and s.phase in (PH_CARDS, PH_SPACE) else -1
-        keep_lit = cur if cur != player and s.phase == PH_BUILD else -1
-        pool = []
-        for q in range(n):
-            if q == player:
-                continue
+        others = [q for q in range(n) if q != player]
+        pending = cur != player and s.phase in (PH_CARDS, PH_SPACE, PH_BUILD)
+        pool = list(s.deck)
+        for q in others:
             for x in range(5):
-                pool.extend([x] * ((s.hand[q * 5 + x] if q != keep_hand else 0) + s.laid_down[q * 5 + x]))
-        pool.extend(s.deck)
-        pool.sort()  # the sample must depend only on what the player knows, not on the hidden arrangement
-        r.shuffle(pool)
-        for q in range(n):
-            if q == player:
-                continue
-            resample_hand = q != keep_hand
-            hn = sum(s.hand[q * 5: q * 5 + 5])
-            dn = sum(s.laid_down[q * 5: q * 5 + 5])
-            for x in range(5):
-                if resample_hand:
-                    s.hand[q * 5 + x] = 0
-                s.laid_down[q * 5 + x] = 0
-            if resample_hand:
-                for _ in range(hn):
-                    s.hand[q * 5 + pool.pop()] += 1
-            for _ in range(dn):
-                s.laid_down[q * 5 + pool.pop()] += 1
-        s.deck = pool
+                pool.extend([x] * (s.hand[q * 5 + x] + s.laid_down[q * 5 + x]))
+        pool.sort()
+        sizes = [(sum(s.hand[q * 5: q * 5 + 5]), sum(s.laid_down[q * 5: q * 5 + 5])) for q in others]
         for pile in s.piles:
             pile.sort()
             r.shuffle(pile)
-        if g.pro:
+        pro = g.pro
+        if pro:
             bit = 1 << player
-            lpool = [m for i, m in enumerate(s.lit_stack) if not s.lit_seen[i] & bit]
-            for q in range(n):
-                if q != player and q != keep_lit:
-                    for m in range(NF):
-                        lpool.extend([m] * s.lit_res[q * NF + m])
-            if s.lit_drawn and s.current_player != player:
+            unknown = [i for i, b in enumerate(s.lit_seen) if not b & bit]
+            lpool = [s.lit_stack[i] for i in unknown]
+            for q in others:
+                for m in range(NF):
+                    lpool.extend([m] * s.lit_res[q * NF + m])
+            hidden_drawn = bool(s.lit_drawn) and cur != player
+            if hidden_drawn:
                 lpool.extend(s.lit_drawn)
             lpool.sort()
-            r.shuffle(lpool)
-            for i in range(len(s.lit_stack)):
-                if not s.lit_seen[i] & bit:
-                    s.lit_stack[i] = lpool.pop()
-            for q in range(n):
-                if q != player and q != keep_lit:
-                    k = sum(s.lit_res[q * NF: q * NF + NF])
+            lit_sizes = [sum(s.lit_res[q * NF: q * NF + NF]) for q in others]
+            if g.options["lit_discard_order"] == "random":
+                self._reorder_own_discards(s, bit, r)
+        lead = s.lead[area_action_target(s.p_area)[0]] if pending and s.phase != PH_BUILD else -1
+        for attempt in range(_DETERMINIZE_TRIES + 1):
+            # the first half unconditioned; then (a rare hand) a card of the lead suit first; last, if
+            # nothing was found, he keeps what he holds (the engine's guarantee of a playable state)
+            keep = attempt == _DETERMINIZE_TRIES
+            first = lead if attempt >= _DETERMINIZE_TRIES // 2 and lead in pool else -1
+            cards = pool[:]
+            if keep:
+                for x in range(5):
+                    for _ in range(self.hand[cur * 5 + x]):
+                        cards.remove(x)
+            r.shuffle(cards)
+            if first >= 0:
+                cards.remove(first)
+            for q, (hn, dn) in zip(others, sizes):
+                h = [0] * 5
+                d = [0] * 5
+                if q == cur and keep:
+                    h, hn = self.hand[cur * 5: cur * 5 + 5], 0
+                elif q == cur and first >= 0:
+                    h[first] += 1
+                    hn -= 1
+                for _ in range(hn):
+                    h[cards.pop()] += 1
+                for _ in range(dn):
+                    d[cards.pop()] += 1
+                s.hand[q * 5: q * 5 + 5] = h
+                s.laid_down[q * 5: q * 5 + 5] = d
+            s.deck = cards
+            if pro:
+                lit = lpool[:]
+                if keep:
                     for m in range(NF):
-                        s.lit_res[q * NF + m] = 0
+                        for _ in range(self.lit_res[cur * NF + m]):
+                            lit.remove(m)
+                r.shuffle(lit)
+                for i in unknown:
+                    s.lit_stack[i] = lit.pop()
+                for q, k in zip(others, lit_sizes):
+                    if q == cur and keep:
+                        s.lit_res[q * NF: q * NF + NF] = self.lit_res[q * NF: q * NF + NF]
+                        continue
+                    res = [0] * NF
                     for _ in range(k):
-                        s.lit_res[q * NF + lpool.pop()] += 1
-            if s.lit_drawn and s.current_player != player:
-                s.lit_drawn = [lpool.pop() for _ in range(len(s.lit_drawn))]
+                        res[lit.pop()] += 1
+                    s.lit_res[q * NF: q * NF + NF] = res
+                if hidden_drawn:
+                    s.lit_drawn = [lit.pop() for _ in range(len(s.lit_drawn))]
+            s.refresh()
+            if not pending or keep or s.pending_turn_possible():
+                break
+        if pending and s.phase == PH_SPACE:
+            s.p_cards = r.choice(s.card_choices(cur, area_action_target(s.p_area)[0]))
         s.rng = Rng(r.next64())
         s.refresh()
         return s
+
+    @staticmethod
+    def _reorder_own_discards(s: AsaraState, bit: int, r: Rng) -> None:
+        """Windows the observer put under in random order: known as a group, not in order."""
+        seen, stack = s.lit_seen, s.lit_stack
+        i = 0
+        while i < len(seen):
+            j = i
+            while j < len(seen) and seen[j] & bit:
+                j += 1
+            if j - i > 1:
+                run = sorted(stack[i:j])
+                r.shuffle(run)
+                stack[i:j] = run
+            i = j + 1
+
+    def pending_turn_possible(self) -> bool:
+        """Whether the current player's holdings allow the turn he has begun: the area he chose
+        (PH_CARDS, PH_SPACE: cards to lay there and the area still open to him) or the building
+        he is doing (PH_BUILD: a step that keeps it completable)."""
+        ph = self.phase
+        if ph == PH_BUILD:
+            return bool(self.build_choices())
+        if ph not in (PH_CARDS, PH_SPACE):
+            return True
+        if not self.card_choices(self.current_player, area_action_target(self.p_area)[0]):
+            return False
+        self.phase = PH_AREA
+        try:
+            return bool(self.area_mask()[self.p_area])
+        finally:
+            self.phase = ph
 
     # ------------------------------------------------------------------ copies
     def clone(self) -> AsaraState:

@@ -853,6 +853,7 @@ class HausDerSonneState(State):
         r = as_rng(rng)
         s = self.clone()
         for pile in s.piles:
+            pile.sort()  # the sample must depend on the public composition only, not on the hidden order
             r.shuffle(pile)
         s.rng = Rng(r.next64())
         return s

@@ -725,7 +725,7 @@ class KeralaState(State):
         s = self.clone()
         players = set(self.game.player_colours)
         colour = self.game.tile_colour
-        pool = self.bag + self.removed
+        pool = sorted(self.bag + self.removed)  # sorted: the sample must not depend on the hidden order or split
         own = [t for t in pool if colour[t] in players]
         other = [t for t in pool if colour[t] not in players]
         r.shuffle(other)
