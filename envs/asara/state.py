@@ -166,6 +166,9 @@ class AsaraGame(Game):
     default_players = 2
     score_scale = 40.0
     hidden_information = True
+    #: 2: money, PP, hand size, turns, towers and kept lit windows past their scale are squeezed
+    #: below 1 instead of clipped (core.game.scaled_count)
+    observation_version = 2
     options_spec = (
         Option("version", "base", "base game or professional version (recruiting, lighted windows)",
                choices=("base", "professional")),

@@ -410,6 +410,13 @@ def compute_returns(placements: Sequence[int], scores: Sequence[float], reward_m
     return out
 
 
+def scaled_count(x: float, cap: float) -> float:
+    """An observation value for a count with no fixed maximum: ``x / cap`` below ``cap``, and from
+    ``cap`` on ``1 - 1 / (x + 1)``, which stays below 1 and keeps larger counts distinct (a clip
+    at 1 would show 30 and 60 alike)."""
+    return x / cap if x < cap else 1.0 - 1.0 / (x + 1.0)
+
+
 @dataclass
 class Layout:
     """Builder for a flat observation layout of named blocks."""

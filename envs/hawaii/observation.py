@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from ..core.game import Layout
+from ..core.game import scaled_count as over
 from . import actions as A
 from .components import (
     EXCHANGE_HUT,
@@ -89,15 +90,6 @@ def build_layout(game: Any) -> tuple[dict[str, slice], int]:
     lay.add("bag", 11)
     lay.add("players", MAX_P * PLAYER_W)
     return dict(lay.slices), lay.size
-
-
-def over(x: float, cap: float) -> float:
-    """``x / cap`` below ``cap``; from ``cap`` on ``1 - 1 / (x + 1)``, still below 1 and still distinct.
-
-    For counts with no fixed maximum (shells, VP, ...): values below ``cap`` keep their plain
-    scale, larger ones are squeezed into the top of [0, 1) instead of clipped (30 and 60 shells
-    must not look alike)."""
-    return x / cap if x < cap else 1.0 - 1.0 / (x + 1.0)
 
 
 class Scales:
