@@ -87,8 +87,10 @@ def _perturb_asara(s, observer: int, rng: random.Random):
 
 
 def _perturb_hawaii(s, observer: int, rng: random.Random):
-    """God tiles below the two visible tops and the face-down islands reordered, new chance."""
+    """God tiles below the two visible tops, the face-down islands and the token bag reordered,
+    new chance."""
     t = s.clone()
+    rng.shuffle(t.bag)
     st0, st1 = t.god_stacks
     below = st0[:-1] + st1[:-1]
     rng.shuffle(below)

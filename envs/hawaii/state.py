@@ -1504,9 +1504,13 @@ class HawaiiState(State):
         return encode(self, player)
 
     def determinize(self, player: int, rng: Any = None) -> HawaiiState:
-        """Resample what nobody has seen: god tiles below the two tops, face-down island order, future draws."""
+        """Resample what nobody has seen: god tiles below the two tops, face-down island order, future draws.
+
+        The token bag (drawn by index from the state's generator) is put in a canonical order, so
+        the sample does not depend on the order the bag happens to be in."""
         r = as_rng(rng)
         s = self.clone()
+        s.bag.sort()
         st0, st1 = s.god_stacks
         below = sorted(st0[:-1] + st1[:-1])  # sorted: the sample must not depend on the hidden order
         r.shuffle(below)
