@@ -36,6 +36,11 @@ private             own hand per suit (5), own face-down suits (5), own kept lit
                     windows drawn now (5)
 belief              unseen cards per suit (5), undealt deck size (1)
 ==================  ==========================================================
+
+Values are divided by fixed scales and clipped at 1, except the counts with no small fixed
+maximum (turns this year /30, money /100, PP /150, hand size /12, tower count /10, lit windows
+held /6): those follow ``core.game.scaled_count`` (``1 - 1/(x+1)`` from the scale on), so larger
+counts stay distinct.  Layout version 2 (``AsaraGame.observation_version``).
 """
 
 from __future__ import annotations
@@ -44,7 +49,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..core.game import Layout
+from ..core.game import Layout, scaled_count
 from . import components as C
 
 if TYPE_CHECKING:
@@ -160,7 +165,11 @@ def _tower_block(s: AsaraState, q: int, sc: np.ndarray) -> np.ndarray:
     v[mb - 1] = best
     v[mb + 5] = sum(s.lit_res[q * 5: q * 5 + 5])
     v[mb + 6] = 1.0
-    return _scaled(v, sc)
+    out = _scaled(v, sc)
+    # counts without a small fixed maximum: towers (/10) and kept lit windows (/6) are not clipped
+    out[mb - 2] = scaled_count(count, 10)
+    out[mb + 5] = scaled_count(v[mb + 5], 6)
+    return out
 
 
 def encode(s: AsaraState, p: int) -> np.ndarray:
@@ -178,7 +187,7 @@ def encode(s: AsaraState, p: int) -> np.ndarray:
     out = np.concatenate((_ZERO_HEAD, body))
     # the head (meta, pending, seats) changes at every decision: write its few non-zero entries
     idx = [s.year - 1, 4 + n - 2, 17 + rel[s.caliph], 21 + rel[s.start_player], 25]
-    val = [1.0, 1.0, 1.0, 1.0, min(s.turn_no / 30.0, 1.0)]
+    val = [1.0, 1.0, 1.0, 1.0, scaled_count(s.turn_no, 30)]
     if g.pro:
         idx.append(7)
         val.append(1.0)
@@ -217,8 +226,8 @@ def encode(s: AsaraState, p: int) -> np.ndarray:
     for q in range(n):
         b = o + 3 * rel[q]
         idx += (b, b + 1, b + 2)
-        val += (min(money[q] / 100.0, 1.0) if q == p or not hide else 0.0, min(pp[q] / 150.0, 1.0),
-                min(hand_n[q] / 12.0, 1.0))
+        val += (scaled_count(money[q], 100) if q == p or not hide else 0.0, scaled_count(pp[q], 150),
+                scaled_count(hand_n[q], 12))
     out[idx] = val
     return out
 

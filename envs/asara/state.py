@@ -78,6 +78,9 @@ def _fee_list_option(name: str, value: Any) -> list[int]:
     return sorted(value)
 
 
+_DETERMINIZE_TRIES = 200  # samples tried for another player's begun turn (determinize)
+
+
 def completable_reach(r_max: int, open_: list[int], base: list[int], trunk: list[int], window: list[int],
                       turret: list[int], lit: list[int], has: list[int], uncov: list[int], free: list[int],
                       lit_on_new: bool = True) -> int:
@@ -163,23 +166,33 @@ class AsaraGame(Game):
     default_players = 2
     score_scale = 40.0
     hidden_information = True
+    #: 2: money, PP, hand size, turns, towers and kept lit windows past their scale are squeezed
+    #: below 1 instead of clipped (core.game.scaled_count)
+    observation_version = 2
     options_spec = (
         Option("version", "base", "base game or professional version (recruiting, lighted windows)",
                choices=("base", "professional")),
         Option("cards_per_suit", C.CARDS_PER_SUIT, "A-01: buyer cards per suit (5 suits)", type=int, bounds=(7, 12)),
         Option("sections_per_material", dict(C.SECTIONS_PER_MATERIAL), "A-02: tower sections per type and material",
-               type=dict),
+               type=dict,
+               extremes=({t: 1 for t in C.TYPES}, {t: 8 for t in C.TYPES})),
         Option("lit_per_material", C.LIT_PER_MATERIAL, "A-02b: lighted windows per material", type=int,
                bounds=(0, 6)),
         Option("gold_per_type_material", dict(C.GOLD_PER_TYPE_MATERIAL),
-               "A-03: gold-decorated sections per type and material", type=dict),
+               "A-03: gold-decorated sections per type and material", type=dict,
+               extremes=({t: 0 for t in C.TYPES}, dict(C.SECTIONS_PER_MATERIAL))),
         Option("unlimited_coins", True, "A-04: coin supply is unlimited (False: 215 Asari in all)", type=bool),
         Option("prices", dict(C.PRICES), "A-05/A-06: price per material (green and white are assumptions)",
-               type=dict),
-        Option("market_card_spaces", dict(C.MARKET_CARD_SPACES), "A-07: buyer-card spaces per market", type=dict),
-        Option("display_size", dict(C.DISPLAY_SIZE), "A-08: face-up tiles per market display", type=dict),
-        Option("spy_space_fees", list(C.SPY_SPACE_FEES), "A-09: one House of Spies space per fee", type=list),
-        Option("recruit_space_fees", list(C.RECRUIT_SPACE_FEES), "A-10: recruit spaces and fees (pro)", type=list),
+               type=dict,
+               extremes=({m: 0 for m in C.MATERIALS}, {m: 50 for m in C.MATERIALS})),
+        Option("market_card_spaces", dict(C.MARKET_CARD_SPACES), "A-07: buyer-card spaces per market", type=dict,
+               extremes=({t: 1 for t in C.TYPES}, {t: 7 for t in C.TYPES})),
+        Option("display_size", dict(C.DISPLAY_SIZE), "A-08: face-up tiles per market display", type=dict,
+               extremes=({t: 0 for t in C.TYPES}, {t: 12 for t in C.TYPES})),
+        Option("spy_space_fees", list(C.SPY_SPACE_FEES), "A-09: one House of Spies space per fee", type=list,
+               extremes=([0], [50] * 7)),
+        Option("recruit_space_fees", list(C.RECRUIT_SPACE_FEES), "A-10: recruit spaces and fees (pro)", type=list,
+               extremes=([0], [50] * 7)),
         Option("lit_house_spaces", C.LIT_HOUSE_SPACES, "A-11: spaces of the House of the lighted windows (pro)",
                type=int, bounds=(1, 7)),
         Option("board_by_player_count", None, "A-12: no board changes by player count", choices=(None,)),
@@ -204,7 +217,8 @@ class AsaraGame(Game):
                "A-29: a lit window may cover a window built earlier in the same action (False: older ones only)",
                type=bool),
         Option("final_highest_overall", list(C.HIGHEST_OVERALL), "A-22: highest tower overall, 1st and 2nd",
-               type=list),
+               type=list,
+               extremes=([0, 0], [50, 50])),
         Option("height_rank_unit", "tower", "A-24: height awards rank towers or each player's best tower",
                choices=("tower", "player_best_tower")),
         Option("tie_rounding", "up", "A-26: rounding of shared award points", choices=("up", "down")),
@@ -1189,73 +1203,136 @@ class AsaraState(State):
     def determinize(self, player: int, rng: Any = None) -> AsaraState:
         """A full state consistent with what ``player`` knows (rules file 14.2).
 
-        Unseen cards are re-dealt to the other hands, the other players'
-        face-down cards and the deck (sizes kept); tile piles are reshuffled;
-        (pro) lighted windows whose material ``player`` does not know (others'
-        kept windows and unknown stack entries) are redistributed.
+        Unseen cards are re-dealt to the other hands, the other players' face-down cards and
+        the deck (sizes kept); tile piles are reshuffled; (pro) lighted windows whose material
+        ``player`` does not know (others' kept windows, another player's drawn offer and the
+        unknown stack entries) are redistributed, and the windows ``player`` put under the stack
+        in random order (A-28 ``random``) are reordered among themselves.  Everything is drawn
+        from sorted pools, so the sample depends only on what ``player`` can see.
+
+        Another player in the middle of his turn (area chosen, cards chosen, building) is dealt
+        holdings that allow that turn (:meth:`pending_turn_possible`); a hidden card choice is
+        redrawn from his new hand.
         """
         r = as_rng(rng)
         s = self.clone()
         g = self.game
         n = g.num_players
         cur = s.current_player
-        # Another player in the middle of his turn keeps the hand (or lit windows) his pending choice rests on.
-        keep_hand = cur if cur != player and s.phase in (PH_CARDS, PH_SPACE) else -1
-        keep_lit = cur if cur != player and s.phase == PH_BUILD else -1
-        pool = []
-        for q in range(n):
-            if q == player:
-                continue
+        others = [q for q in range(n) if q != player]
+        pending = cur != player and s.phase in (PH_CARDS, PH_SPACE, PH_BUILD)
+        pool = list(s.deck)
+        for q in others:
             for x in range(5):
-                pool.extend([x] * ((s.hand[q * 5 + x] if q != keep_hand else 0) + s.laid_down[q * 5 + x]))
-        pool.extend(s.deck)
-        pool.sort()  # the sample must depend only on what the player knows, not on the hidden arrangement
-        r.shuffle(pool)
-        for q in range(n):
-            if q == player:
-                continue
-            resample_hand = q != keep_hand
-            hn = sum(s.hand[q * 5: q * 5 + 5])
-            dn = sum(s.laid_down[q * 5: q * 5 + 5])
-            for x in range(5):
-                if resample_hand:
-                    s.hand[q * 5 + x] = 0
-                s.laid_down[q * 5 + x] = 0
-            if resample_hand:
-                for _ in range(hn):
-                    s.hand[q * 5 + pool.pop()] += 1
-            for _ in range(dn):
-                s.laid_down[q * 5 + pool.pop()] += 1
-        s.deck = pool
+                pool.extend([x] * (s.hand[q * 5 + x] + s.laid_down[q * 5 + x]))
+        pool.sort()
+        sizes = [(sum(s.hand[q * 5: q * 5 + 5]), sum(s.laid_down[q * 5: q * 5 + 5])) for q in others]
         for pile in s.piles:
             pile.sort()
             r.shuffle(pile)
-        if g.pro:
+        pro = g.pro
+        if pro:
             bit = 1 << player
-            lpool = [m for i, m in enumerate(s.lit_stack) if not s.lit_seen[i] & bit]
-            for q in range(n):
-                if q != player and q != keep_lit:
-                    for m in range(NF):
-                        lpool.extend([m] * s.lit_res[q * NF + m])
-            if s.lit_drawn and s.current_player != player:
+            unknown = [i for i, b in enumerate(s.lit_seen) if not b & bit]
+            lpool = [s.lit_stack[i] for i in unknown]
+            for q in others:
+                for m in range(NF):
+                    lpool.extend([m] * s.lit_res[q * NF + m])
+            hidden_drawn = bool(s.lit_drawn) and cur != player
+            if hidden_drawn:
                 lpool.extend(s.lit_drawn)
             lpool.sort()
-            r.shuffle(lpool)
-            for i in range(len(s.lit_stack)):
-                if not s.lit_seen[i] & bit:
-                    s.lit_stack[i] = lpool.pop()
-            for q in range(n):
-                if q != player and q != keep_lit:
-                    k = sum(s.lit_res[q * NF: q * NF + NF])
+            lit_sizes = [sum(s.lit_res[q * NF: q * NF + NF]) for q in others]
+            if g.options["lit_discard_order"] == "random":
+                self._reorder_own_discards(s, bit, r)
+        lead = s.lead[area_action_target(s.p_area)[0]] if pending and s.phase != PH_BUILD else -1
+        for attempt in range(_DETERMINIZE_TRIES + 1):
+            # the first half unconditioned; then (a rare hand) a card of the lead suit first; last, if
+            # nothing was found, he keeps what he holds (the engine's guarantee of a playable state)
+            keep = attempt == _DETERMINIZE_TRIES
+            first = lead if attempt >= _DETERMINIZE_TRIES // 2 and lead in pool else -1
+            cards = pool[:]
+            if keep:
+                for x in range(5):
+                    for _ in range(self.hand[cur * 5 + x]):
+                        cards.remove(x)
+            r.shuffle(cards)
+            if first >= 0:
+                cards.remove(first)
+            for q, (hn, dn) in zip(others, sizes):
+                h = [0] * 5
+                d = [0] * 5
+                if q == cur and keep:
+                    h, hn = self.hand[cur * 5: cur * 5 + 5], 0
+                elif q == cur and first >= 0:
+                    h[first] += 1
+                    hn -= 1
+                for _ in range(hn):
+                    h[cards.pop()] += 1
+                for _ in range(dn):
+                    d[cards.pop()] += 1
+                s.hand[q * 5: q * 5 + 5] = h
+                s.laid_down[q * 5: q * 5 + 5] = d
+            s.deck = cards
+            if pro:
+                lit = lpool[:]
+                if keep:
                     for m in range(NF):
-                        s.lit_res[q * NF + m] = 0
+                        for _ in range(self.lit_res[cur * NF + m]):
+                            lit.remove(m)
+                r.shuffle(lit)
+                for i in unknown:
+                    s.lit_stack[i] = lit.pop()
+                for q, k in zip(others, lit_sizes):
+                    if q == cur and keep:
+                        s.lit_res[q * NF: q * NF + NF] = self.lit_res[q * NF: q * NF + NF]
+                        continue
+                    res = [0] * NF
                     for _ in range(k):
-                        s.lit_res[q * NF + lpool.pop()] += 1
-            if s.lit_drawn and s.current_player != player:
-                s.lit_drawn = [lpool.pop() for _ in range(len(s.lit_drawn))]
+                        res[lit.pop()] += 1
+                    s.lit_res[q * NF: q * NF + NF] = res
+                if hidden_drawn:
+                    s.lit_drawn = [lit.pop() for _ in range(len(s.lit_drawn))]
+            s.refresh()
+            if not pending or keep or s.pending_turn_possible():
+                break
+        if pending and s.phase == PH_SPACE:
+            s.p_cards = r.choice(s.card_choices(cur, area_action_target(s.p_area)[0]))
         s.rng = Rng(r.next64())
         s.refresh()
         return s
+
+    @staticmethod
+    def _reorder_own_discards(s: AsaraState, bit: int, r: Rng) -> None:
+        """Windows the observer put under in random order: known as a group, not in order."""
+        seen, stack = s.lit_seen, s.lit_stack
+        i = 0
+        while i < len(seen):
+            j = i
+            while j < len(seen) and seen[j] & bit:
+                j += 1
+            if j - i > 1:
+                run = sorted(stack[i:j])
+                r.shuffle(run)
+                stack[i:j] = run
+            i = j + 1
+
+    def pending_turn_possible(self) -> bool:
+        """Whether the current player's holdings allow the turn he has begun: the area he chose
+        (PH_CARDS, PH_SPACE: cards to lay there and the area still open to him) or the building
+        he is doing (PH_BUILD: a step that keeps it completable)."""
+        ph = self.phase
+        if ph == PH_BUILD:
+            return bool(self.build_choices())
+        if ph not in (PH_CARDS, PH_SPACE):
+            return True
+        if not self.card_choices(self.current_player, area_action_target(self.p_area)[0]):
+            return False
+        self.phase = PH_AREA
+        try:
+            return bool(self.area_mask()[self.p_area])
+        finally:
+            self.phase = ph
 
     # ------------------------------------------------------------------ copies
     def clone(self) -> AsaraState:

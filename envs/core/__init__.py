@@ -1,7 +1,7 @@
 """Game-independent machinery: the engine protocol, the PettingZoo adapter, the Gymnasium wrapper."""
 
 from .game import REWARD_MODES, CorruptStateError, Game, IllegalActionError, Layout, Option, State, compute_returns
-from .rng import Rng, as_rng
+from .rng import Rng, as_rng, check_seed
 
 __all__ = [
     "REWARD_MODES",
@@ -13,5 +13,6 @@ __all__ = [
     "Rng",
     "State",
     "as_rng",
+    "check_seed",
     "compute_returns",
 ]

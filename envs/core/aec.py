@@ -21,6 +21,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .game import REWARD_MODES, Game, IllegalActionError, State
+from .rng import check_seed
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
 ILLEGAL_ACTION_MODES = ("raise", "penalize")
@@ -100,6 +101,7 @@ class MeeplezooAECEnv(AECEnv):
 
     # -- episode -------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        seed = check_seed(seed)
         if seed is not None:
             self._seed_rng = np.random.default_rng(seed)
         self.game_seed = int(self._seed_rng.integers(0, 2**63))

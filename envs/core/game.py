@@ -33,6 +33,17 @@ class IllegalActionError(ValueError):
     """An action that is not legal in the current position (the state is unchanged)."""
 
 
+def check_action(action: Any, game: str = "") -> int:
+    """``action`` as a Python int if it is a Python int or a numpy integer (not a bool).
+
+    Anything else raises :class:`IllegalActionError` naming the value and its type: a float
+    that happens to be whole is refused too, and so are infinities (no ``OverflowError``)."""
+    if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+        return int(action)
+    prefix = f"{game}: " if game else ""
+    raise IllegalActionError(f"{prefix}action must be an int, got {action!r} ({type(action).__name__})")
+
+
 class CorruptStateError(ValueError):
     """A saved state that cannot be loaded (truncated, edited or for another game)."""
 
@@ -43,7 +54,9 @@ class Option:
 
     ``choices`` restricts the value to a fixed set; otherwise ``type`` is
     checked (bool options accept only bools, int options only ints, ...).
-    ``bounds`` (inclusive) constrains numeric options.
+    ``bounds`` (inclusive) constrains numeric options.  ``extremes`` lists allowed values
+    at the edges of a structured option's range (lists, dicts, whose limits the game checks
+    in its ``_setup``), so tests can play every option at its extremes.
     """
 
     name: str
@@ -52,6 +65,7 @@ class Option:
     choices: tuple[Any, ...] | None = None
     type: type | tuple[type, ...] | None = None
     bounds: tuple[float | None, float | None] | None = None
+    extremes: tuple[Any, ...] = ()
 
     def validate(self, value: Any, game: str) -> Any:
         if self.choices is not None:
@@ -218,15 +232,15 @@ class State(ABC):
         return 0 <= action < self.game.num_actions and bool(self.legal_mask()[action])
 
     def apply(self, action: int) -> None:
-        """Play ``action`` for ``current_player`` (chance resolved inside)."""
+        """Play ``action`` for ``current_player`` (chance resolved inside).
+
+        ``action`` is a Python int or a numpy integer; anything else (bools, floats even when
+        whole, strings, None) raises :class:`IllegalActionError`, like an illegal int."""
+        a = action if type(action) is int else check_action(action, self.game.name)
         if self.is_terminal():
             raise IllegalActionError(f"{self.game.name}: the game is over; no action {action!r} can be applied")
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise IllegalActionError(f"{self.game.name}: action must be an int, got {action!r}") from None
-        if a != action or not self.is_legal(a):
-            raise IllegalActionError(self.illegal_message(action))
+        if not self.is_legal(a):
+            raise IllegalActionError(self.illegal_message(a))
         self._apply(a)
 
     def illegal_message(self, action: Any) -> str:
@@ -394,6 +408,13 @@ def compute_returns(placements: Sequence[int], scores: Sequence[float], reward_m
     else:
         raise ValueError(f"unknown reward_mode {reward_mode!r}; allowed: {', '.join(REWARD_MODES)}")
     return out
+
+
+def scaled_count(x: float, cap: float) -> float:
+    """An observation value for a count with no fixed maximum: ``x / cap`` below ``cap``, and from
+    ``cap`` on ``1 - 1 / (x + 1)``, which stays below 1 and keeps larger counts distinct (a clip
+    at 1 would show 30 and 60 alike)."""
+    return x / cap if x < cap else 1.0 - 1.0 / (x + 1.0)
 
 
 @dataclass

@@ -19,7 +19,8 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .game import REWARD_MODES, Game, IllegalActionError, State  # noqa: F401 (re-exported for callers)
+from .game import REWARD_MODES, Game, IllegalActionError, State, check_action  # noqa: F401 (re-exported)
+from .rng import check_seed
 
 
 class OpponentSampler(Protocol):
@@ -88,7 +89,7 @@ class SingleAgentEnv(gymnasium.Env):
         self._illegal_end = False
         self.fixed_seat = learner_seat
         self.render_mode = render_mode
-        self._rng = np.random.default_rng(seed)
+        self._rng = np.random.default_rng(check_seed(seed))
         if opponents is None:
             opponents = ["random"]
         if hasattr(opponents, "sample"):
@@ -115,6 +116,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     # -- gymnasium API -----------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        seed = check_seed(seed)
         super().reset(seed=seed)
         if seed is not None:
             self._rng = np.random.default_rng(seed)
@@ -139,12 +141,19 @@ class SingleAgentEnv(gymnasium.Env):
             raise RuntimeError("the episode is over; call reset()")
         if state.current_player != self.learner_seat:  # pragma: no cover - guarded by _play_opponents
             raise RuntimeError("internal error: step() called when the learner is not to move")
-        if self.illegal_action == "penalize" and not state.is_legal(int(action)):
-            self._illegal_end = True
-            info = self._info()
-            info["illegal_action"] = True
-            return self._obs(), self.illegal_reward, True, False, info
-        state.apply(int(action))  # IllegalActionError names the action; the state is unchanged
+        if self.illegal_action == "penalize":
+            try:
+                a = check_action(action, self.game.name)
+            except IllegalActionError:
+                a = -1
+            if a < 0 or not state.is_legal(a):
+                self._illegal_end = True
+                info = self._info()
+                info["illegal_action"] = True
+                return self._obs(), self.illegal_reward, True, False, info
+        else:
+            a = action
+        state.apply(a)  # IllegalActionError names the action; the state is unchanged
         self._play_opponents()
         done = state.is_terminal()
         reward = float(state.returns(self.reward_mode)[self.learner_seat]) if done else 0.0

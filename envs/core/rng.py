@@ -16,17 +16,30 @@ import numpy as np
 _MASK = (1 << 64) - 1
 
 
+def check_seed(seed: Any, name: str = "seed") -> int | None:
+    """``seed`` as a Python int, or None; anything but None or an integer in [0, 2**64) raises.
+
+    The one rule for every seed the engines and environments take (``Game.new_state``,
+    ``reset``, ``determinize``, the Gymnasium wrapper): bools, floats, strings and negative
+    or too large integers are refused with a ``ValueError`` that names the value."""
+    if seed is None:
+        return None
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and 0 <= seed <= _MASK:
+        return int(seed)
+    raise ValueError(f"{name} must be None or an integer in [0, 2**64), got {seed!r} ({type(seed).__name__})")
+
+
 class Rng:
     """SplitMix64 pseudo-random stream (64-bit state, period 2**64)."""
 
     __slots__ = ("s",)
 
     def __init__(self, seed: int | None = None) -> None:
-        if seed is None:
-            seed = int(np.random.SeedSequence().entropy) & _MASK
-        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
-            raise ValueError(f"seed must be an int or None, got {seed!r}")
-        self.s = int(seed) & _MASK
+        if type(seed) is not int or not 0 <= seed <= _MASK:
+            seed = check_seed(seed)
+            if seed is None:
+                seed = int(np.random.SeedSequence().entropy) & _MASK
+        self.s = seed
 
     def next64(self) -> int:
         self.s = s = (self.s + 0x9E3779B97F4A7C15) & _MASK

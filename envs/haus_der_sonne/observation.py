@@ -10,7 +10,7 @@ the palm piles, whose remaining composition is shown instead.
 | round           | 2    | one-hot round 1 / 2                                                      |
 | current_pile    | 3    | one-hot of the pile refills draw from (1-, 2-, 3-palm)                   |
 | flags           | 4    | tactical variant, I am start player, I own the turn, I decide now        |
-| turn            | 1    | turns played / 150 (clipped at 1)                                        |
+| turn            | 1    | turns played / 150 (``core.game.scaled_count``: from 150 on 1 - 1/(t+1))  |
 | boat            | 6    | one-hot boat segment                                                     |
 | my_discs        | 35   | per disc value 1..5 one-hot {supply, beach 0..5}                         |
 | opp_discs       | 35   | same for the opponent                                                    |
@@ -25,10 +25,13 @@ the palm piles, whose remaining composition is shown instead.
 | hands           | 12   | me, opp: shells, white, black, fish, nautilus, butterfly cards (each /8) |
 | scoring_cards   | 16   | per scoring card one-hot {board, me, opp}; priestess card available      |
 | piles           | 27   | per pile: count of each of 8 face types / 8, butterfly cards / 8         |
-| scores          | 2    | me, opp / 80 (clipped at 1)                                              |
+| scores          | 2    | me, opp / 80 (``scaled_count``: from 80 on 1 - 1/(s+1), not clipped)      |
 | landing         | 6    | one-hot landing segment during a card distribution                       |
-| pending         | 2    | shells I can spend now / 8, I-act-first flag                             |
+| pending         | 2    | shells I can spend now / 8 (``scaled_count``), I-act-first flag          |
 | window          | 1    | the opponent has passed in the buy window                                |
+
+Layout version 2 (``HausDerSonneGame.observation_version``): version 1 clipped turns, scores and
+spendable shells at 1.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..core.game import Layout
+from ..core.game import Layout, scaled_count
 from . import components as C
 
 if TYPE_CHECKING:
@@ -99,7 +102,7 @@ def encode_observation(state: HausDerSonneState, player: int, out: np.ndarray | 
     if state.current_player == me:
         ones.append(FLAGS + 3)
     vals_i.append(TURN)
-    vals_v.append(min(state.turn / 150.0, 1.0))
+    vals_v.append(scaled_count(state.turn, 150))
     ones.append(BOAT + state.boat)
     disc = state.disc
     for base, p in ((MY_DISCS, me), (OPP_DISCS, op)):
@@ -170,12 +173,12 @@ def encode_observation(state: HausDerSonneState, player: int, out: np.ndarray | 
                     vals_i.append(base + i)
                     vals_v.append(tc[i] / 8.0)
     vals_i += [SCORES, SCORES + 1]
-    vals_v += [min(state.score[me] / 80.0, 1.0), min(state.score[op] / 80.0, 1.0)]
+    vals_v += [scaled_count(state.score[me], 80), scaled_count(state.score[op], 80)]
     if state.land >= 0:
         ones.append(LANDING + state.land)
     if state.current_player == me and ph in (3, 4, 5):
         vals_i.append(PENDING)
-        vals_v.append(min(state.shells(me) / 8.0, 1.0))
+        vals_v.append(scaled_count(state.shells(me), 8))
     if state.current_player == me and _acts_first(state, me):
         ones.append(PENDING + 1)
     if state.win_passed[op] and ph == 5:

@@ -49,6 +49,9 @@ class HausDerSonneGame(Game):
     default_players = 2
     score_scale = 30.0
     hidden_information = False
+    #: 2: turns, scores and spendable shells past their scale are squeezed below 1 instead of
+    #: clipped (core.game.scaled_count)
+    observation_version = 2
     options_spec = (
         Option("variant", "base", "base game, or the tactical variant (no lava cards, lava discs, no buying at "
                "scorings)", choices=("base", "tactical")),
@@ -853,6 +856,7 @@ class HausDerSonneState(State):
         r = as_rng(rng)
         s = self.clone()
         for pile in s.piles:
+            pile.sort()  # the sample must depend on the public composition only, not on the hidden order
             r.shuffle(pile)
         s.rng = Rng(r.next64())
         return s

@@ -25,6 +25,14 @@ Blocks (``game.observation_layout[name]`` is the slice):
   fishing boat unused), usable exchange huts (2), surfer reduction/10, income preview (3)/20,
   village VP if the game ended now/100, spear VP per spear token/4, gods owned by side (6)/2.
 
+Scales (layout version 2, ``HawaiiGame.observation_version``): a count with no fixed maximum
+(shells, feet, fruit, VP, round sum, columns, income, surfer reduction, spear VP, village VP, fish
+tokens in the cove) is ``x / scale`` below its scale and ``1 - 1 / (x + 1)`` from it on
+(:func:`over`), so larger counts stay distinct and inside [0, 1); a value fixed by the options
+(targets, round VP, base income, dock costs and VP, move cost, payment amounts) is divided by the
+larger of its documented scale and the configured maximum (:class:`Scales`), so the default
+configuration keeps the documented scales.
+
 Hidden from everybody: god tiles below the two visible tops, the order of the face-down island
 stack; these never enter the vector.
 """
@@ -36,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from ..core.game import Layout
+from ..core.game import scaled_count as over
 from . import actions as A
 from .components import (
     EXCHANGE_HUT,
@@ -83,15 +92,40 @@ def build_layout(game: Any) -> tuple[dict[str, slice], int]:
     return dict(lay.slices), lay.size
 
 
+class Scales:
+    """Divisors of the configuration-dependent values: the documented ones, raised to the
+    configured maxima where the options allow more (the defaults keep the documented ones)."""
+
+    def __init__(self, game: Any) -> None:
+        o = game.options
+        self.target = max(20, *o["round_targets"])
+        self.round_vp = max(15, *(v for r in o["round_vp"] for v in r))
+        self.base_income = max(10, *(v for r in o["base_income"] for v in r))
+        self.dock_cost = max(6, *o["dock_cost"])
+        self.dock_vp = max(5, *o["dock_vp"])
+        self.move = max(4, *game.beach_dist, *(d for row in game.slot_dist for d in row))
+        self.pay = max(12, game.pay_size - 1)
+
+
+def scales(game: Any) -> Scales:
+    sc = getattr(game, "_obs_scales", None)
+    if sc is None:
+        sc = game._obs_scales = Scales(game)
+    return sc
+
+
 def _static_block(game: Any) -> np.ndarray:
-    """Round indicators (fixed for a configuration)."""
+    """Round indicators (fixed for a configuration).  A target at or below 0 is always reached
+    (sums are never negative), so it shows as 0."""
     o = game.options
+    sc = scales(game)
     out = np.zeros(30, dtype=np.float32)
     for r in range(5):
         inc = o["base_income"][r] if r < len(o["base_income"]) else (0, 0)
         v = o["round_vp"][r]
-        out[r * 6:(r + 1) * 6] = (o["round_targets"][r] / 20, v[0] / 15, v[1] / 15, v[2] / 15, inc[0] / 10,
-                                  inc[1] / 10)
+        out[r * 6:(r + 1) * 6] = (max(o["round_targets"][r], 0) / sc.target, v[0] / sc.round_vp,
+                                  v[1] / sc.round_vp, v[2] / sc.round_vp, inc[0] / sc.base_income,
+                                  inc[1] / sc.base_income)
     return out
 
 
@@ -111,9 +145,10 @@ def _layout_block(s: Any) -> np.ndarray:
         out[b2 + 1] = PLACE_PRINTED[pl] / 12
     dk = lay["docks"].start - start
     opts = g.options
+    sc = scales(g)
     for d in range(NUM_DOCKS):
-        out[dk + d * 12 + 10] = opts["dock_cost"][d] / 6
-        out[dk + d * 12 + 11] = opts["dock_vp"][d] / 5
+        out[dk + d * 12 + 10] = opts["dock_cost"][d] / sc.dock_cost
+        out[dk + d * 12 + 11] = opts["dock_vp"][d] / sc.dock_vp
     return out
 
 
@@ -158,10 +193,10 @@ def _fill_supply(s: Any, o: np.ndarray, lay: dict[str, slice], start: int) -> No
 
 
 def _fill_cove(s: Any, o: np.ndarray, lay: dict[str, slice]) -> None:
-    cove = [0.0, 0.0, 0.0]
+    cove = [0, 0, 0]
     for t in s.cove:
-        cove[s.game.token_fish[t] - 1] += 0.2
-    o[lay["cove"]] = cove
+        cove[s.game.token_fish[t] - 1] += 1
+    o[lay["cove"]] = [over(c, 5) for c in cove]
 
 
 def _fill_docks(s: Any, o: np.ndarray, lay: dict[str, slice]) -> None:
@@ -252,7 +287,7 @@ def _board_block(s: Any, p: int) -> np.ndarray:
         rb = r * ROW_W
         for code in row:
             out[rb + (code >> 1)] = 1.0 if code & 1 else 0.5
-        out[rb + NUM_TYPES] = s.row_columns(row) / 15
+        out[rb + NUM_TYPES] = over(s.row_columns(row), 15)
         if r in scored:
             out[rb + NUM_TYPES + 1] = 1.0
         out[rb + NUM_TYPES + 2] = 1.0
@@ -261,11 +296,10 @@ def _board_block(s: Any, p: int) -> np.ndarray:
     n2 = bt.count(2)
     inc = s.income(p)
     out[b:b + 15] = (s.kahunas[p] / 5, s.tikis[p] / 6, (len(bt) - n2) / 8, n2 / 8, 0, 0, 0, 0, 0,
-                     s.surfer_reduction(p) / 10, inc[0] / 20, inc[1] / 20, inc[2] / 20,
-                     s.final_village_vp(p) / 100, s.spear_value(p) / 4)
+                     over(s.surfer_reduction(p), 10), over(inc[0], 20), over(inc[1], 20), over(inc[2], 20),
+                     over(s.final_village_vp(p), 100), over(s.spear_value(p), 4))
     for k, gd in enumerate(GOD_TYPES):
         out[b + 15 + k] = s.side_of(p, gd) / 2
-    np.minimum(out, 1.0, out=out)
     return out
 
 
@@ -302,6 +336,7 @@ def encode(s: Any, player: int) -> np.ndarray:
     off = getattr(g, "_obs_off", None)
     if off is None:
         off = g._obs_off = _Offsets(g.observation_layout)
+    sc = scales(g)
     base = s._obs_pub
     if base is None:
         base = s._obs_pub = _base_vector(s)
@@ -335,14 +370,14 @@ def encode(s: Any, player: int) -> np.ndarray:
         if s.payments:
             x, rt = s.payments[0]
             idx.append(c + 47)
-            val.append(x / 12)
+            val.append(x / sc.pay)
             ones.append(c + 48 + rt)
         for b in s.boats_sel:
             ones.append(c + 53 + b)
         if s.c_dock >= 0:
             ones.append(c + 62 + s.c_dock)
         idx += [c + 45, c + 46, c + 50, c + 51, c + 52]
-        val += [s.c_move / 4, s.c_price / 12, s.pay_nf / 12, s.c_fish / 10, s.c_cost / 12]
+        val += [s.c_move / sc.move, s.c_price / sc.pay, s.pay_nf / sc.pay, s.c_fish / 10, s.c_cost / sc.pay]
     # -- players, egocentric (the observer first); seat-relative chieftain marks on the board
     pb = off.players
     public = g.options["resources_public"]
@@ -365,15 +400,16 @@ def encode(s: Any, player: int) -> np.ndarray:
         if public or p == player:
             r0, r1, r2 = s.res[p]
             idx += [b + 1, b + 2, b + 3]
-            val += [r0 / 30 if r0 < 30 else 1.0, r1 / 30 if r1 < 30 else 1.0, r2 / 30 if r2 < 30 else 1.0]
+            val += [r0 / 30 if r0 < 30 else 1.0 - 1.0 / (r0 + 1), r1 / 30 if r1 < 30 else 1.0 - 1.0 / (r1 + 1),
+                    r2 / 30 if r2 < 30 else 1.0 - 1.0 / (r2 + 1)]  # over(r, 30), inlined
         cached = boards[p]
         if cached is None:
-            cached = boards[p] = (_board_block(s, p), max(s.target_of(p), 0) / 20)
+            cached = boards[p] = (_board_block(s, p), max(s.target_of(p), 0) / sc.target)
         bb, target = cached
-        vp = s.vp[p] / 150
-        rs = s.rsum[p] / 30
+        vp = s.vp[p]
+        rs = s.rsum[p]
         idx += [b, b + 4, b + 5]
-        val += [vp if vp < 1.0 else 1.0, rs if rs < 1.0 else 1.0, target if target < 1.0 else 1.0]
+        val += [vp / 150 if vp < 150 else 1.0 - 1.0 / (vp + 1), rs / 30 if rs < 30 else 1.0 - 1.0 / (rs + 1), target]
         ones.append(b + 12 + pos)
         ones.append(b + 18 + loc)
         o[b + 28:b + 28 + len(bb)] = bb

@@ -106,7 +106,9 @@ LIST = (list, tuple)
 
 OPTIONS = (
     _opt("board_adjacency", [list(a) for a in SLOT_ADJ], "ASSUMPTION §3.1: neighbours of slots P1..P10 "
-         "(0-based; the beach borders P1 and P2)", type=LIST),
+         "(0-based; the beach borders P1 and P2)", type=LIST,
+         extremes=([[b for b in range(NUM_SLOTS) if b != a] for a in range(NUM_SLOTS)],
+                   [[1]] + [[a - 1, a + 1] for a in range(1, NUM_SLOTS - 1)] + [[NUM_SLOTS - 2]])),
     _opt("place_set", "A", "ASSUMPTION §4: A = long hut + irrigation share a place, Kahuna and Tiki apart; "
          "B = long hut alone, irrigation alone, Kahuna + Tiki together", choices=("A", "B")),
     _opt("gods_per_kind", 2, "ASSUMPTION §2: god tiles per god (12 tiles / 6 gods)", bounds=(1, 2)),
@@ -114,36 +116,47 @@ OPTIONS = (
          "false: he must take the kind with most tiles left"),
     _opt("tokens_on_exhausted_places", True, "ASSUMPTION §11.1: tokens are laid out on exhausted places too"),
     _opt("token_fish_by_value", [1, 1, 2, 2, 3], "ASSUMPTION §5: fish on the back of the price tokens of value "
-         "2..6", type=LIST),
+         "2..6", type=LIST,
+         extremes=([1] * 5, [3] * 5)),
     _opt("spear_tokens_per_value", 2, "ASSUMPTION §5: tokens of each value (of 5) that show spears", bounds=(0, 5)),
     _opt("pass_positions", "n", "ASSUMPTION §12.6: sequence spaces a chieftain may end on: 1..n (n) or all 5 (all)",
          choices=("n", "all")),
     _opt("bust_on_equal", False, "§11.1 [R]: a sum equal to the printed number keeps the token; true busts it"),
-    _opt("round_targets", [9, 11, 13, 15, 17], "round targets (9, 17 [R]; 11 [2nd]; 13, 15 ASSUMPTION)", type=LIST),
+    _opt("round_targets", [9, 11, 13, 15, 17], "round targets (9, 17 [R]; 11 [2nd]; 13, 15 ASSUMPTION)", type=LIST,
+         extremes=([-20] * 5, [60] * 5)),
     _opt("round_vp", [[8, 5, 2], [9, 6, 3], [10, 7, 4], [11, 8, 5], [12, 9, 6]],
-         "VP for highest / second / reached, per round (round 1 [R-ex], rest ASSUMPTION)", type=LIST),
+         "VP for highest / second / reached, per round (round 1 [R-ex], rest ASSUMPTION)", type=LIST,
+         extremes=([[0] * 3] * 5, [[50] * 3] * 5)),
     _opt("base_income", [[10, 6], [7, 5], [4, 4], [0, 3]], "ASSUMPTION §6: base shells, feet after rounds 1-4",
-         type=LIST),
+         type=LIST,
+         extremes=([[0, 0]] * 4, [[30, 30]] * 4)),
     _opt("income_after_round5", False, "[R]: no income after round 5 (the game ends)"),
     _opt("start_shells", 13, "[R] starting shells", bounds=(0, 100)),
     _opt("start_feet", 7, "[R] starting feet", bounds=(0, 100)),
-    _opt("start_fruit_by_position", [0, 2, 3, 4, 5], "[R] starting fruit by turn position", type=LIST),
-    _opt("dock_cost", [3, 4, 5, 6], "ASSUMPTION §3.2: feet cost of docks D1..D4 (D2 [R-ex])", type=LIST),
-    _opt("dock_vp", [2, 3, 4, 5], "ASSUMPTION §3.2: VP of docks D1..D4 (D2 [R-ex])", type=LIST),
+    _opt("start_fruit_by_position", [0, 2, 3, 4, 5], "[R] starting fruit by turn position", type=LIST,
+         extremes=([0] * 5, [30] * 5)),
+    _opt("dock_cost", [3, 4, 5, 6], "ASSUMPTION §3.2: feet cost of docks D1..D4 (D2 [R-ex])", type=LIST,
+         extremes=([1] * 4, [12] * 4)),
+    _opt("dock_vp", [2, 3, 4, 5], "ASSUMPTION §3.2: VP of docks D1..D4 (D2 [R-ex])", type=LIST,
+         extremes=([0] * 4, [20] * 4)),
     _opt("island_requires_placeable_reward", False, "[R]: a visit whose tile cannot be placed is still legal"),
     _opt("island_reshuffle", "on_draw", "ASSUMPTION §7: reshuffle the island stack when a face-up island would "
          "be drawn (on_draw) or as soon as one comes to the top (on_top)", choices=("on_draw", "on_top")),
     _opt("island_reward_funds_payment", True, "ASSUMPTION §12.5: resources from the island reward may pay the visit"),
-    _opt("kahuna_vp", [5, 5, 10, 10, 15], "Kahuna VP by space (1-4 [R-ex], 5 ASSUMPTION)", type=LIST),
-    _opt("kahuna_bonus_shells", [0, 1, 1, 2, 2], "ASSUMPTION §8: shells on Kahuna spaces 1..5", type=LIST),
-    _opt("tiki_bonus_feet", [0, 1, 0, 1, 0, 2], "ASSUMPTION §8: feet on Tiki spaces 1..6", type=LIST),
+    _opt("kahuna_vp", [5, 5, 10, 10, 15], "Kahuna VP by space (1-4 [R-ex], 5 ASSUMPTION)", type=LIST,
+         extremes=([0] * 5, [50] * 5)),
+    _opt("kahuna_bonus_shells", [0, 1, 1, 2, 2], "ASSUMPTION §8: shells on Kahuna spaces 1..5", type=LIST,
+         extremes=([0] * 5, [10] * 5)),
+    _opt("tiki_bonus_feet", [0, 1, 0, 1, 0, 2], "ASSUMPTION §8: feet on Tiki spaces 1..6", type=LIST,
+         extremes=([0] * 6, [10] * 6)),
     _opt("tiki_space1_column", 9, "ASSUMPTION §8: board column under Tiki space 1 (scored iff len + T > it)",
          bounds=(1, 20)),
     _opt("max_village_columns", 0, "ASSUMPTION §12.3: longest village in columns (0 = no limit)", bounds=(0, 30)),
     _opt("long_hut_width", 2, "ASSUMPTION §8: columns of a long hut (both sides)", bounds=(1, 3)),
     _opt("printed_start_hut", True, "ASSUMPTION §8: a hut printed at the left of row 1 (village 1 exists); "
          "false: row 1 must be founded with a hut tile"),
-    _opt("irrigation_vp", [0, 1, 3, 6, 10], "irrigation VP for 0..4 fruit tiles (2 tiles ASSUMPTION)", type=LIST),
+    _opt("irrigation_vp", [0, 1, 3, 6, 10], "irrigation VP for 0..4 fruit tiles (2 tiles ASSUMPTION)", type=LIST,
+         extremes=([0] * 5, [50] * 5)),
     _opt("double_single_sided_needs_both", True, "ASSUMPTION §9: a double Kahuna/Tiki purchase needs supply and "
          "room for both; false: one is enough"),
     _opt("kanaloa_counts_starting_boat", False, "ASSUMPTION §9: Kanaloa counts the starting fishing boat"),
@@ -191,6 +204,9 @@ class HawaiiGame(Game):
     options_spec = OPTIONS
     score_scale = 60.0
     hidden_information = True
+    #: 2: counts past their scale are squeezed below 1 instead of clipped; option-dependent
+    #: indicators are scaled by the configured maxima (observation.py)
+    observation_version = 2
 
     def _setup(self) -> None:
         o = self.options
@@ -1488,9 +1504,13 @@ class HawaiiState(State):
         return encode(self, player)
 
     def determinize(self, player: int, rng: Any = None) -> HawaiiState:
-        """Resample what nobody has seen: god tiles below the two tops, face-down island order, future draws."""
+        """Resample what nobody has seen: god tiles below the two tops, face-down island order, future draws.
+
+        The token bag (drawn by index from the state's generator) is put in a canonical order, so
+        the sample does not depend on the order the bag happens to be in."""
         r = as_rng(rng)
         s = self.clone()
+        s.bag.sort()
         st0, st1 = s.god_stacks
         below = sorted(st0[:-1] + st1[:-1])  # sorted: the sample must not depend on the hidden order
         r.shuffle(below)

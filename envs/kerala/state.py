@@ -70,9 +70,10 @@ class KeralaGame(Game):
         Option("tile_composition", "default",
                "A-01: per-colour tile counts (default: 8x1, 4x2, 2x3 symbols, 4 edge tiles, 1 of each action; "
                "with_blanks: 2x0, 6x1, 4x2, 2x3)", choices=tuple(C.TILE_COMPOSITIONS)),
-        Option("move_tile_dest_rule", "platform_adjacent",
-               "A-09: the moved stack must touch the rest of the platform (elephant_adjacent: also an elephant's tile)",
-               choices=("platform_adjacent", "elephant_adjacent")),
+        Option("move_tile_dest_rule", "elephant_adjacent",
+               "A-09: the moved stack goes where a regular tile could, next to a tile with one of the player's "
+               "elephants (platform_adjacent: anywhere next to the rest of the platform)",
+               choices=("elephant_adjacent", "platform_adjacent")),
         Option("move_tile_may_rotate", True, "A-12: the moved stack may be turned (matters for an edge tile on top)"),
         Option("edge_bonus_layers", "top_only",
                "A-18: which layers take part in the colored-edge bonus", choices=("top_only", "any")),
@@ -724,7 +725,7 @@ class KeralaState(State):
         s = self.clone()
         players = set(self.game.player_colours)
         colour = self.game.tile_colour
-        pool = self.bag + self.removed
+        pool = sorted(self.bag + self.removed)  # sorted: the sample must not depend on the hidden order or split
         own = [t for t in pool if colour[t] in players]
         other = [t for t in pool if colour[t] not in players]
         r.shuffle(other)
@@ -900,7 +901,7 @@ class KeralaState(State):
                     break
                 if touching[q] == 1 and q in s_side:  # D2: it touched the platform only at s
                     continue
-                if near_elephant is not None and q not in near_elephant:  # A-09 alternative
+                if near_elephant is not None and q not in near_elephant:  # A-09 / D3 (default)
                     continue
                 if fast:
                     if q in holes0 and hole_region[q] not in opened:

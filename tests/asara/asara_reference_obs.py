@@ -15,6 +15,7 @@ def encode_reference(s: AsaraState, p: int) -> np.ndarray:
     n = g.num_players
     lay = g.observation_layout
     v = [0.0] * g.obs_size
+    counts: list[tuple[int, int, float]] = []  # (index, count, scale): counts without a small fixed maximum
     rel = [(q - p) % n for q in range(n)]
     # meta
     o = 0
@@ -25,7 +26,7 @@ def encode_reference(s: AsaraState, p: int) -> np.ndarray:
         v[o + 8 + s.phase] = 1.0
     v[o + 17 + rel[s.caliph]] = 1.0
     v[o + 21 + rel[s.start_player]] = 1.0
-    v[o + 25] = s.turn_no
+    counts.append((o + 25, s.turn_no, 30))
     # pending
     o = lay["pending"].start
     if s.p_area >= 0:
@@ -81,10 +82,9 @@ def encode_reference(s: AsaraState, p: int) -> np.ndarray:
         sb = lay["seats"].start + 3 * rel[q]
         mine = q == p
         if mine or not hide:
-            v[sb] = s.money[q]
+            counts.append((sb, s.money[q], 100))
             v[b: b + ts] = s.reserve[q * C.NUM_KINDS: (q + 1) * C.NUM_KINDS]
-        v[sb + 1] = s.pp[q]
-        v[sb + 2] = s.hand_n[q]
+        counts += [(sb + 1, s.pp[q], 150), (sb + 2, s.hand_n[q], 12)]
         count = 0
         best = 0
         tb = b + ts
@@ -107,9 +107,9 @@ def encode_reference(s: AsaraState, p: int) -> np.ndarray:
             v[mb + m] = bm
             if bm > best:
                 best = bm
-        v[mb - 2] = count
+        counts.append((mb - 2, count, 10))
         v[mb - 1] = best
-        v[mb + 5] = sum(s.lit_res[q * 5: q * 5 + 5])
+        counts.append((mb + 5, sum(s.lit_res[q * 5: q * 5 + 5]), 6))
         v[mb + 6] = 1.0
     # private
     o = lay["private"].start
@@ -130,4 +130,6 @@ def encode_reference(s: AsaraState, p: int) -> np.ndarray:
     out = np.array(v, dtype=np.float32)
     out *= g._obs_scale_vec
     np.minimum(out, 1.0, out=out)  # the observation space is the unit box
+    for i, x, cap in counts:  # x / cap below cap, 1 - 1 / (x + 1) from cap on: never clipped
+        out[i] = x / cap if x < cap else 1.0 - 1.0 / (x + 1.0)
     return out

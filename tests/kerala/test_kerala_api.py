@@ -18,7 +18,7 @@ CONFIGS = [
     {"num_players": 4},
     {"num_players": 5},
     {"num_players": 3, "pass_mode": "discard_chosen", "own_colour_areas": 1, "board_radius": 6},
-    {"num_players": 2, "tile_composition": "with_blanks", "move_tile_dest_rule": "elephant_adjacent",
+    {"num_players": 2, "tile_composition": "with_blanks", "move_tile_dest_rule": "platform_adjacent",
      "hole_definition": "four_sided_cell", "hole_scope": "none_after", "move_tile_may_rotate": False},
     {"num_players": 4, "edge_bonus_layers": "any", "colour_presence_layers": "any", "first_start_player": "random",
      "keep_choice": "greedy", "start_tile_symbols": 0, "tiebreak": "removed_then_standing"},

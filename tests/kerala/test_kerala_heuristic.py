@@ -55,7 +55,7 @@ def test_heuristic_places_first_most_often_four_players():
 
 def test_heuristic_plays_all_phases_and_options():
     """Legal actions in every phase, including the seed-reading pass mode and the move-tile variants."""
-    share, _ = play_match(3, 3, seed=3, pass_mode="discard_chosen", move_tile_dest_rule="elephant_adjacent",
+    share, _ = play_match(3, 3, seed=3, pass_mode="discard_chosen", move_tile_dest_rule="platform_adjacent",
                           hole_definition="four_sided_cell", move_tile_may_rotate=False)
     assert share.sum() == pytest.approx(1.0)
 

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+# The fixtures check S1-S3 and D1-D4 under A-09's alternative reading, which lets every
+# destination next to the platform through; the default adds the elephant condition (below).
+OPEN = {"move_tile_dest_rule": "platform_adjacent"}
+
 FIXTURE_A = [
     "M X X X X",
     "X . . . .",
@@ -27,7 +31,7 @@ FIXTURE_D = [
 
 
 def test_fixture_a_sources(kit):
-    pairs = kit.pairs_at(kit.move_tile_state(FIXTURE_A))
+    pairs = kit.pairs_at(kit.move_tile_state(FIXTURE_A, **OPEN))
     assert (0, 0) not in pairs and (2, 4) not in pairs  # S1: elephants
     for s in [(0, 1), (0, 2), (1, 0)]:
         assert s not in pairs  # S3: the pick-up splits the platform
@@ -35,7 +39,7 @@ def test_fixture_a_sources(kit):
 
 
 def test_fixture_a_destinations(kit):
-    dests = kit.pairs_at(kit.move_tile_state(FIXTURE_A))[(0, 4)]
+    dests = kit.pairs_at(kit.move_tile_state(FIXTURE_A, **OPEN))[(0, 4)]
     assert (3, 0) in dests
     assert (0, 0) not in dests  # D1: occupied
     assert (3, 5) not in dests  # D2: diagonal-only contact
@@ -45,14 +49,14 @@ def test_fixture_a_destinations(kit):
 
 
 def test_fixture_a_four_sided_hole_definition(kit):
-    dests = kit.pairs_at(kit.move_tile_state(FIXTURE_A, hole_definition="four_sided_cell"))[(0, 4)]
+    dests = kit.pairs_at(kit.move_tile_state(FIXTURE_A, hole_definition="four_sided_cell", **OPEN))[(0, 4)]
     assert (1, 3) in dests  # only a four-sided empty cell is a hole under this option
     assert (1, 2) not in dests  # r1c1 becomes four-sided
     assert (3, 0) in dests
 
 
 def test_fixture_b_old_hole(kit):
-    pairs = kit.pairs_at(kit.move_tile_state(FIXTURE_B))
+    pairs = kit.pairs_at(kit.move_tile_state(FIXTURE_B, **OPEN))
     assert (1, 1) in pairs[(0, 3)]  # plugs the old hole
     assert (3, 0) in pairs[(0, 3)]  # the old hole may stay
     assert (3, 0) in pairs[(1, 3)]  # r1c3 opens to the outside
@@ -60,38 +64,48 @@ def test_fixture_b_old_hole(kit):
 
 
 def test_fixture_b_none_after_scope(kit):
-    pairs = kit.pairs_at(kit.move_tile_state(FIXTURE_B, hole_scope="none_after"))
+    pairs = kit.pairs_at(kit.move_tile_state(FIXTURE_B, hole_scope="none_after", **OPEN))
     assert (1, 1) in pairs[(0, 3)]
     assert (3, 0) not in pairs[(0, 3)]  # the old hole would remain
 
 
 def test_fixture_c(kit):
-    pairs = kit.pairs_at(kit.move_tile_state(FIXTURE_C))
+    pairs = kit.pairs_at(kit.move_tile_state(FIXTURE_C, **OPEN))
     assert (1, 1) not in pairs  # S2: surrounded on four sides
     assert (3, 0) in pairs[(0, 2)]
 
 
 def test_fixture_d(kit):
-    pairs = kit.pairs_at(kit.move_tile_state(FIXTURE_D))
+    pairs = kit.pairs_at(kit.move_tile_state(FIXTURE_D, **OPEN))
     assert (0, 1) not in pairs[(1, 1)]  # r1c1 would be left with four occupied neighbours
     assert (3, 1) in pairs[(1, 1)]
     assert (0, 1) in pairs[(0, 2)]
 
 
-def test_destination_rule_elephant_adjacent(kit):
-    """A-09: by default the destination need not touch an elephant; the option demands it."""
+def test_destination_rule_elephant_adjacent_is_the_default(kit):
+    """A-09: by default the moved stack goes where a regular tile could (next to one of the
+    player's elephants, rules §5); the option platform_adjacent drops the elephant condition."""
     default = kit.pairs_at(kit.move_tile_state(FIXTURE_A))[(0, 4)]
     strict = kit.pairs_at(kit.move_tile_state(FIXTURE_A, move_tile_dest_rule="elephant_adjacent"))[(0, 4)]
-    assert (3, 0) in default and (3, 0) not in strict
-    assert (3, 4) in strict
-    assert set(strict) < set(default)
+    open_ = kit.pairs_at(kit.move_tile_state(FIXTURE_A, **OPEN))[(0, 4)]
+    assert kit.Game(2).options["move_tile_dest_rule"] == "elephant_adjacent"
+    assert default == strict == [(-1, 0), (0, -1), (2, 5), (3, 4)]  # next to M (r0c0) or E (r2c4)
+    assert (3, 0) in open_ and (3, 0) not in default
+    assert set(default) < set(open_)
+
+
+def test_default_destination_fixture_d(kit):
+    """Fixture D under the default: only the cells next to M (r2c0) or E (r2c2) that leave no hole."""
+    pairs = kit.pairs_at(kit.move_tile_state(FIXTURE_D))
+    assert pairs[(1, 1)] == [(2, -1), (2, 3), (3, 0), (3, 2)]
+    assert (0, 1) not in pairs[(0, 2)]  # would plug the gap, but touches no elephant
 
 
 def test_fast_rule_matches_flood_fill_reference(kit):
     """The local hole/split tests agree with flood-filling every candidate on random platforms."""
     rng = np.random.default_rng(5)
     checked = 0
-    for options in ({}, {"move_tile_dest_rule": "elephant_adjacent"}):
+    for options in ({}, OPEN):
         game = kit.Game(2, **options)
         for seed in range(12):
             s = game.new_state(seed)
@@ -125,7 +139,7 @@ def test_whole_stack_moves_and_turns(kit):
     state, edge, low = _stack_position(kit)
     g = state.game
     codec = g.codec
-    src, dst = g.cell_of(0, -1), g.cell_of(-1, 0)
+    src, dst = g.cell_of(0, -1), g.cell_of(-1, 1)  # next to the elephant on (0, 1)
     assert dst in state.move_tile_pairs()[src]
     elephants = list(state.elephants[0])
     state.apply(codec.move_tile_src(g.pad_to_cell[src]))
@@ -145,7 +159,7 @@ def test_whole_stack_moves_and_turns(kit):
 def test_no_rotation_option(kit):
     state, edge, _low = _stack_position(kit, move_tile_may_rotate=False)
     g = state.game
-    src, dst = g.cell_of(0, -1), g.cell_of(-1, 0)
+    src, dst = g.cell_of(0, -1), g.cell_of(-1, 1)  # next to the elephant on (0, 1)
     state.apply(g.codec.move_tile_src(g.pad_to_cell[src]))
     state.apply(g.codec.move_tile_dst(g.pad_to_cell[dst]))
     assert state.current_player == 1  # the turn ends without a rotation decision

@@ -113,7 +113,7 @@ def reference_observation(state: KeralaState, player: int) -> np.ndarray:
 
 
 CONFIGS = [(2, {}), (3, {"own_colour_areas": 1}), (4, {"edge_bonus_layers": "any", "pass_mode": "discard_chosen"}),
-           (5, {"move_tile_dest_rule": "elephant_adjacent"}), (2, {"colour_presence_layers": "any"}),
+           (5, {"move_tile_dest_rule": "platform_adjacent"}), (2, {"colour_presence_layers": "any"}),
            (3, {"keep_choice": "greedy", "hole_definition": "four_sided_cell"})]
 # the derived features under every scoring variant (the default layout has none to vary)
 CONFIGS += [(n, {**options, "derived_features": True}) for n, options in CONFIGS]
