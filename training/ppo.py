@@ -195,7 +195,7 @@ def make_vec_env(game: Game, pool: OpponentPool, n_envs: int, vec: str, seed: in
 
 # -- 4. evaluation -------------------------------------------------------------------------------
 def evaluate(agent: Agent, game: Game, against: Sequence[str] = DEFAULT_EVAL_AGAINST, games: int = 200,
-             seed: int = 0) -> dict[str, AgentStats]:
+             seed: int = 0, progress: bool = False) -> dict[str, AgentStats]:
     """The agent's statistics against each opponent spec (N-1 copies of it), seats rotated.
 
     ``games`` per opponent; with rotation every seat is played equally often
@@ -208,7 +208,8 @@ def evaluate(agent: Agent, game: Game, against: Sequence[str] = DEFAULT_EVAL_AGA
     n = game.num_players
     for k, spec in enumerate(against):
         opponents = [make_agent(spec, game.name, num_players=n, seed=seed * 7 + 1000 * k + i) for i in range(n - 1)]
-        stats, _ = run_arena(game, [learner, *opponents], games, seed=seed + 7919 * k)
+        stats, _ = run_arena(game, [learner, *opponents], games, seed=seed + 7919 * k, progress=progress,
+                             desc=f"against {spec}")
         st = stats["learner"]
         st.name = spec
         out[spec] = st
