@@ -444,7 +444,15 @@ def train(
                                                                             game.num_actions)
     if not net_arch or any(isinstance(w, bool) or not isinstance(w, int) or w < 1 for w in net_arch):
         raise ValueError(f"net_arch must be a non-empty list of positive ints, got {net_arch!r}")
+    if "rollout_steps" not in ppo_kwargs and timesteps < hp["rollout_steps"]:
+        hp["rollout_steps"] = timesteps  # a short run is one rollout of its own size, not a default 2048
+        if "batch_size" not in ppo_kwargs:
+            hp["batch_size"] = min(hp["batch_size"], max(16, timesteps))
     n_steps = max(16, math.ceil(hp.pop("rollout_steps") / n_envs))
+    rollout = n_steps * n_envs
+    if verbose and timesteps % rollout:  # PPO trains whole rollouts: say what will be trained and why
+        print(f"note: PPO trains whole rollouts of {rollout} steps ({n_envs} envs x {n_steps}): "
+              f"{math.ceil(timesteps / rollout) * rollout} steps instead of {timesteps}", flush=True)
     if eval_freq is None:
         eval_freq = max(n_steps * n_envs, timesteps // 5)
     out = Path(out_dir)
