@@ -88,3 +88,50 @@ def test_train_512_steps_trains_512(tmp_path, capsys):
                  "--rollout-steps", "256"]) == 0
     text = capsys.readouterr().out
     assert "note: PPO trains whole rollouts of 256 steps" in text and "trained 512 steps" in text
+
+
+def _interrupt_group(args: list[str], ready, timeout: float = 60.0):
+    """Run the CLI in its own process group, send Ctrl-C's SIGINT to the whole group once ``ready()``."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    p = subprocess.Popen([sys.executable, "-m", "meeplezoo", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, start_new_session=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    t0 = time.monotonic()
+    while not ready() and time.monotonic() - t0 < timeout and p.poll() is None:
+        time.sleep(0.2)
+    os.killpg(p.pid, signal.SIGINT)
+    out, err = p.communicate(timeout=timeout)
+    return p.returncode, out, err
+
+
+def test_real_ctrl_c_stops_a_league_and_its_workers_with_one_line(tmp_path):
+    import sqlite3
+
+    db = tmp_path / "l.sqlite"
+
+    def stored() -> bool:
+        try:
+            with sqlite3.connect(db) as con:
+                return con.execute("select count(*) from matches").fetchone()[0] >= 2
+        except sqlite3.Error:
+            return False
+
+    code, _, err = _interrupt_group(["league", "run", "--game", "kerala", "--agents", "random,heuristic",
+                                     "--matches", "100000", "--db", str(db), "--workers", "2", "--quiet"], stored)
+    assert code == 130, err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("interrupted: ") and "matches stored" in lines[0], err
+    assert "Traceback" not in err
+
+
+def test_real_ctrl_c_stops_an_arena_with_one_line():
+    import time
+
+    t0 = time.monotonic()
+    code, _, err = _interrupt_group(["arena", "kerala", "--agents", "heuristic,random", "--games", "100000",
+                                     "--quiet"], lambda: time.monotonic() - t0 > 4)
+    assert code == 130 and err.strip() == "interrupted: meeplezoo arena stopped", err
