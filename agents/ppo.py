@@ -50,7 +50,8 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
             if METADATA_MEMBER not in zf.namelist():
                 raise ValueError(
                     f"{path} is not a meeplezoo PPO checkpoint (no {METADATA_MEMBER} inside; "
-                    "train with `meeplezoo train` or meeplezoo.training.ppo.train)"
+                    "train with `meeplezoo train` or meeplezoo.training.ppo.train; "
+                    f"a plain stable-baselines3 model plays as sb3:{path})"
                 )
             meta = json.loads(zf.read(METADATA_MEMBER))
     except zipfile.BadZipFile:

@@ -1,7 +1,8 @@
 """Build agents from spec strings: ``name[:positional][:key=value]...``.
 
 Examples: ``random``, ``heuristic``, ``mcts:sims=400:rollout=heuristic``,
-``ppo:runs/kerala/best.zip`` (a bare path ending in ``.zip`` means ``ppo:PATH``).
+``ppo:runs/kerala/best.zip`` (a bare path ending in ``.zip`` means ``ppo:PATH``),
+``sb3:model.zip`` (a stable-baselines3 model trained elsewhere).
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ def parse_spec(spec: str) -> tuple[str, list[str], dict[str, Any]]:
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"agent spec must be a non-empty string, got {spec!r}")
     spec = spec.strip()
-    if spec.endswith(".zip") and not spec.startswith("ppo:"):
+    if spec.endswith(".zip") and not spec.startswith(("ppo:", "sb3:")):
         return "ppo", [spec], {}
     name, *parts = spec.split(":")
     args: list[str] = []
@@ -105,6 +106,7 @@ register("heuristic", _heuristic)
 register("mcts", _mcts)
 register("ppo", _ppo)
 register("human", _human)
+register("sb3", lambda *a, **kw: _load("meeplezoo.agents.sb3:make_sb3")(*a, **kw))  # plain SB3 models
 
 
 def make(spec: str, game: str | None = None, *, num_players: int | None = None, seed: int | None = None) -> Agent:

@@ -1,6 +1,6 @@
 """Asara as a PettingZoo AEC environment: `env(**kwargs)`, `raw_env`."""
 from meeplezoo.envs.asara.state import AsaraGame
-from meeplezoo.envs.core.aec import MeeplezooAECEnv, env_metadata, wrap_env
+from meeplezoo.envs.core.aec import MeeplezooAECEnv, classic_env, env_metadata
 
 Game = AsaraGame
 
@@ -11,4 +11,5 @@ class raw_env(MeeplezooAECEnv):
 
 
 def env(**kwargs):
-    return wrap_env(raw_env(**kwargs))
+    """PettingZoo classic-style env: illegal moves end the game (-1 for the mover); see raw_env for the options."""
+    return classic_env(raw_env, **kwargs)

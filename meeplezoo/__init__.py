@@ -6,9 +6,11 @@
 ['kerala', 'haus_der_sonne', 'hawaii', 'asara']
 """
 
-from .registry import env_module, game_class, list_envs, make, make_game, register_pettingzoo
+from .registry import env_module, game_class, list_envs, make, make_game, register_gymnasium, register_pettingzoo
 
 __version__ = "0.1.0"
-__all__ = ["env_module", "game_class", "list_envs", "make", "make_game", "register_pettingzoo", "__version__"]
+__all__ = ["env_module", "game_class", "list_envs", "make", "make_game", "register_gymnasium", "register_pettingzoo",
+           "__version__"]
 
 register_pettingzoo()
+register_gymnasium()

@@ -1,6 +1,7 @@
 """The ``meeplezoo`` command line.
 
-    meeplezoo list
+    meeplezoo list [GAME]
+    meeplezoo --version
     meeplezoo play kerala --players 3 --agents heuristic,random,human --seed 7 --replay out.json
     meeplezoo replay out.json [--html out.html] [--gif out.gif]
     meeplezoo arena kerala --players 4 --agents heuristic,random,random,random --games 200 --seed 1
@@ -80,7 +81,12 @@ def build_agents(specs: list[str], game, seed: int | None) -> list:
 def cmd_list(args: argparse.Namespace) -> int:
     from meeplezoo.registry import game_class, list_envs
 
-    for name in list_envs():
+    names = list_envs()
+    if args.game is not None:
+        if args.game not in names:
+            raise ValueError(f"unknown game {args.game!r}; available: {', '.join(names)}")
+        names = [args.game]
+    for name in names:
         try:
             g = game_class(name)
         except ImportError as e:  # pragma: no cover - a broken install
@@ -106,13 +112,18 @@ def cmd_play(args: argparse.Namespace) -> int:
         if show and not args.quiet:
             print(f"-- decision {step['n']}: {state.action_name(action)}")
 
+    humans = [seat for seat, a in enumerate(agents) if a.name == "human"]
     try:
         state0 = game.new_state(seed)
-        if show and not args.quiet:
-            print(state0.render_text())
+        # a human to move first sees the board at the prompt; otherwise show it once here (from a human's view)
+        if show and not args.quiet and state0.current_player not in humans:
+            print(state0.observation_string(humans[0]) if humans else state0.render_text())
         result = play_match(game, agents, seed, on_step=on_step if show else None)
     except KeyboardInterrupt:
         print("\ngame abandoned")
+        return 130
+    except EOFError:
+        print("\nend of input: game abandoned")
         return 130
     final = game.new_state(seed)
     for a in result.actions:
@@ -207,10 +218,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from meeplezoo import __version__
+
     parser = argparse.ArgumentParser(prog="meeplezoo", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--version", action="version", version=f"meeplezoo {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("list", help="list the games and their rule options")
+    p.add_argument("game", nargs="?", default=None, help="only this game")
     p.set_defaults(func=cmd_list)
 
     p = sub.add_parser("play", help="play one game in the terminal")
@@ -271,6 +286,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as e:  # bad options, unknown agents, illegal configurations
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except (KeyboardInterrupt, EOFError) as e:  # Ctrl-C, or input ended at a prompt: one line, no traceback
+        what = "end of input" if isinstance(e, EOFError) else "interrupted"
+        print(f"\n{what}: meeplezoo {args.command} stopped", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -1,4 +1,9 @@
-"""The notebooks under ``notebooks/`` run top to bottom, and are committed without outputs.
+"""The notebooks under ``notebooks/`` run top to bottom, and are committed executed.
+
+They are committed with their outputs (made with ``MEEPLEZOO_FAST=1
+MEEPLEZOO_NOTEBOOK_STATIC=1``: small budgets, replays as pictures) so that a
+repository viewer shows them; the tests below check those outputs are complete,
+error-free and small, and execute every notebook again.
 
 They are executed in order (02 leaves the checkpoint that 03 explores and 04
 enters in its league) in one scratch folder, with ``MEEPLEZOO_FAST=1`` so the
@@ -74,16 +79,30 @@ def test_every_notebook_is_listed():
     assert sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb")) == sorted(ORDER)
 
 
+#: largest committed notebook, outputs included
+MAX_NOTEBOOK_BYTES = 600_000
+
+
 @pytest.mark.parametrize("name", ORDER)
-def test_committed_without_outputs(name):
+def test_committed_executed_with_small_outputs(name):
     nb = read(name)
     assert nb["nbformat"] == 4
     assert nb["metadata"]["kernelspec"]["name"] == "python3"
+    counts = []
+    hint = "execute them in order with their outputs: python scripts/execute_notebooks.py"
     for cell in nb["cells"]:
-        if cell["cell_type"] == "code":
-            assert cell["outputs"] == [] and cell["execution_count"] is None, (
-                f"{name}: cell {cell.get('id')} has outputs; clear them before committing "
-                "(jupyter nbconvert --clear-output --inplace notebooks/*.ipynb)")
+        if cell["cell_type"] != "code":
+            continue
+        assert cell["execution_count"] is not None, f"{name}: cell {cell.get('id')} was not executed; {hint}"
+        counts.append(cell["execution_count"])
+        for out in cell["outputs"]:
+            assert out["output_type"] != "error", f"{name}: cell {cell.get('id')} stored an error"
+            assert "<iframe" not in "".join(out.get("data", {}).get("text/html", "")), (
+                f"{name}: an interactive viewer is stored (a repository viewer cannot run it); {hint}")
+    assert counts == sorted(counts), f"{name}: cells were not executed top to bottom; {hint}"
+    assert any(c["outputs"] for c in nb["cells"] if c["cell_type"] == "code")
+    size = (NOTEBOOKS / f"{name}.ipynb").stat().st_size
+    assert size < MAX_NOTEBOOK_BYTES, f"{name}: {size} bytes with outputs; keep pictures small"
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from meeplezoo.agents.base import Agent, act_on_state
+from meeplezoo.agents.base import Agent
 from meeplezoo.envs.core import Game
 
 
@@ -41,6 +41,17 @@ class MatchResult:
                 "actions": self.actions, "scores": self.scores}
 
 
+def act_with_writable_mask(agent: Agent, state: Any) -> int:
+    """``agent``'s move in ``state``, given a mask it may write to (engines may hand out a cached,
+    read-only one; torch warns on those and a policy that edits the mask must not change the engine's)."""
+    p = state.current_player
+    obs = state.observe(p) if agent.uses_observation else None
+    mask = state.legal_mask()
+    if not mask.flags.writeable:
+        mask = mask.copy()
+    return int(agent.act(obs, mask, state=state if agent.uses_state else None))
+
+
 def play_match(game: Game, agents: Sequence[Agent], seed: int, *, max_decisions: int = 100_000,
                on_step: Callable[[Any, int], None] | None = None) -> MatchResult:
     """Play one game with ``agents[i]`` in seat ``i``; agents are reset with seeds derived from ``seed``."""
@@ -54,14 +65,16 @@ def play_match(game: Game, agents: Sequence[Agent], seed: int, *, max_decisions:
     while not state.is_terminal():
         if len(actions) >= max_decisions:
             raise RuntimeError(f"{game.name}: game did not end within {max_decisions} decisions (seed {seed})")
-        a = act_on_state(agents[state.current_player], state)
+        a = act_with_writable_mask(agents[state.current_player], state)
         state.apply(a)
         actions.append(a)
         if on_step is not None:
             on_step(state, a)
+    # a game cut off by a safety limit (State.is_truncated) has no result: every seat shares first place
+    placements = [0] * game.num_players if state.is_truncated() else state.placements()
     return MatchResult(
         game=game.name, config=game.config, seed=seed, agents=[getattr(a, "name", "?") for a in agents],
-        scores=[float(s) for s in state.scores()], placements=state.placements(),
+        scores=[float(s) for s in state.scores()], placements=placements,
         returns=state.returns("win").tolist(), actions=actions,
     )
 
@@ -127,7 +140,7 @@ def rotated_seatings(num_agents: int, games: int) -> list[list[int]]:
 
 
 def run_arena(game: Game, agents: Sequence[Agent], games: int, seed: int = 0, *,
-              progress: bool = False) -> tuple[dict[str, AgentStats], list[MatchResult]]:
+              progress: bool = False, desc: str | None = None) -> tuple[dict[str, AgentStats], list[MatchResult]]:
     """Play ``games`` matches rotating seats (each agent plays every seat equally often).
 
     ``agents`` has one entry per seat; agents with equal names are told apart
@@ -145,7 +158,7 @@ def run_arena(game: Game, agents: Sequence[Agent], games: int, seed: int = 0, *,
     if progress:
         from tqdm import tqdm
 
-        it = tqdm(it, desc=f"{game.name} arena", unit="game")
+        it = tqdm(it, desc=desc or f"{game.name} arena", unit="game")
     for g in it:
         order = [(i - g) % n for i in range(n)]  # seat s is played by agent order[s]
         seated = [agents[order[s]] for s in range(n)]

@@ -334,6 +334,9 @@ def _init_worker(spec: WorkerSpec, parent: int) -> None:
     league must not leave its pool running).
     """
     global _WORKER_SPEC
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the league process's to handle, once
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ.setdefault(var, "1")
     _WORKER_SPEC = spec

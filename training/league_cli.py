@@ -127,6 +127,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     except RuntimeError as e:  # a match failed; what was played is stored
         print(f"error: {e}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:  # every finished match is already committed
+        from .league import LeagueStorage, read_league
+
+        stored = len(read_league(args.db)[1]) if LeagueStorage.exists(args.db) else 0
+        print(f"\ninterrupted: {stored} matches stored in {args.db}; `meeplezoo league run --db {args.db} --resume` "
+              "continues", file=sys.stderr)
+        return 130
     with league:
         st = league.standings()
         print(describe(league.resolved.identity, st.matches, league.storage.target_matches))

@@ -195,7 +195,7 @@ def make_vec_env(game: Game, pool: OpponentPool, n_envs: int, vec: str, seed: in
 
 # -- 4. evaluation -------------------------------------------------------------------------------
 def evaluate(agent: Agent, game: Game, against: Sequence[str] = DEFAULT_EVAL_AGAINST, games: int = 200,
-             seed: int = 0) -> dict[str, AgentStats]:
+             seed: int = 0, progress: bool = False) -> dict[str, AgentStats]:
     """The agent's statistics against each opponent spec (N-1 copies of it), seats rotated.
 
     ``games`` per opponent; with rotation every seat is played equally often
@@ -208,7 +208,8 @@ def evaluate(agent: Agent, game: Game, against: Sequence[str] = DEFAULT_EVAL_AGA
     n = game.num_players
     for k, spec in enumerate(against):
         opponents = [make_agent(spec, game.name, num_players=n, seed=seed * 7 + 1000 * k + i) for i in range(n - 1)]
-        stats, _ = run_arena(game, [learner, *opponents], games, seed=seed + 7919 * k)
+        stats, _ = run_arena(game, [learner, *opponents], games, seed=seed + 7919 * k, progress=progress,
+                             desc=f"against {spec}")
         st = stats["learner"]
         st.name = spec
         out[spec] = st
@@ -443,7 +444,15 @@ def train(
                                                                             game.num_actions)
     if not net_arch or any(isinstance(w, bool) or not isinstance(w, int) or w < 1 for w in net_arch):
         raise ValueError(f"net_arch must be a non-empty list of positive ints, got {net_arch!r}")
+    if "rollout_steps" not in ppo_kwargs and timesteps < hp["rollout_steps"]:
+        hp["rollout_steps"] = timesteps  # a short run is one rollout of its own size, not a default 2048
+        if "batch_size" not in ppo_kwargs:
+            hp["batch_size"] = min(hp["batch_size"], max(16, timesteps))
     n_steps = max(16, math.ceil(hp.pop("rollout_steps") / n_envs))
+    rollout = n_steps * n_envs
+    if verbose and timesteps % rollout:  # PPO trains whole rollouts: say what will be trained and why
+        print(f"note: PPO trains whole rollouts of {rollout} steps ({n_envs} envs x {n_steps}): "
+              f"{math.ceil(timesteps / rollout) * rollout} steps instead of {timesteps}", flush=True)
     if eval_freq is None:
         eval_freq = max(n_steps * n_envs, timesteps // 5)
     out = Path(out_dir)

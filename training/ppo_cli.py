@@ -70,7 +70,11 @@ def add_parser(subparsers: Any) -> None:
     p.set_defaults(func=cmd_train)
 
     p = subparsers.add_parser("evaluate", help="play a PPO checkpoint against other agents, seats rotated")
-    p.add_argument("checkpoint", help="a .zip written by `meeplezoo train`")
+    p.add_argument("checkpoint", help="a .zip written by `meeplezoo train`, or sb3:PATH for a plain "
+                                      "stable-baselines3 model (then --game and --players say what it plays)")
+    p.add_argument("--game", default=None, help="sb3:PATH only: the game id")
+    p.add_argument("--players", type=int, default=None, help="sb3:PATH only: the number of players")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--against", default=None, metavar="SPECS",
                    help="comma-separated opponent specs (default random,heuristic)")
     p.add_argument("--games", type=int, default=200, help="games per opponent")
@@ -113,15 +117,22 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     if args.games < 1:
         raise ValueError(f"--games must be at least 1, got {args.games}")
-    agent = PPOAgent.load(args.checkpoint, seed=args.seed, deterministic=not args.sampled)
+    if args.checkpoint.startswith("sb3:"):
+        from meeplezoo.agents.sb3 import SB3Agent
+
+        agent = SB3Agent.load(args.checkpoint[4:], args.game, args.players, seed=args.seed,
+                              deterministic=not args.sampled)
+        meta = {"training_steps": int(getattr(agent.model, "num_timesteps", 0))}
+    else:
+        agent = PPOAgent.load(args.checkpoint, seed=args.seed, deterministic=not args.sampled)
+        meta = agent.metadata
     game = agent.game
     against = split_agents(args.against) if args.against else default_eval_against(game)
-    meta = agent.metadata
     opts = ", ".join(f"{k}={v!r}" for k, v in game.non_default_options.items())
     print(f"{args.checkpoint}: {game.pretty_name}, {game.num_players} players{', ' + opts if opts else ''}, "
           f"{meta.get('training_steps', 0)} training steps; {args.games} games per opponent, seats rotated, "
           f"{'sampled' if args.sampled else 'greedy'} actions")
-    results = evaluate(agent, game, against, args.games, seed=args.seed)
+    results = evaluate(agent, game, against, args.games, seed=args.seed, progress=not args.no_progress)
     print(format_evaluation(results))
     if args.json:
         with open(args.json, "w") as f:

@@ -235,3 +235,8 @@ def render_rgb(s: AsaraState) -> np.ndarray:
             if tx > x0 + pw - 30:
                 break
     return np.asarray(img, dtype=np.uint8).copy()
+
+
+def observation_string(s: AsaraState, player: int) -> str:
+    """Player's view as text: the public board and only this player's hand and face-down cards."""
+    return f"View of P{player}\n" + render_text(s, viewer=player)

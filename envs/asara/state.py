@@ -1535,6 +1535,11 @@ class AsaraState(State):
 
         return render_text(self, viewer)
 
+    def observation_string(self, player: int) -> str:
+        from .render import observation_string
+
+        return observation_string(self, player)
+
     def render_rgb(self) -> np.ndarray:
         from .render import render_rgb
 

@@ -42,8 +42,15 @@ class MeeplezooAECEnv(AECEnv):
     Keyword arguments: ``num_players``, ``render_mode`` (``"ansi"``, ``"human"``,
     ``"rgb_array"``), ``reward_mode`` (``"win"``, ``"rank"``, ``"score"``),
     ``illegal_action`` (``"raise"``: a clear :class:`IllegalActionError` and no
-    change; ``"penalize"``: the game ends, the offender gets ``illegal_reward``),
-    and the game's rule options.
+    change; ``"penalize"``: the game ends, the offender gets ``illegal_reward``
+    and the others 0, with PettingZoo's illegal-move warning; an action outside
+    the action space raises in both modes), ``max_cycles`` (a limit on the
+    number of decisions: when reached, every agent is truncated with reward 0),
+    ``text_infos`` (each agent's infos carry ``observation_text`` and
+    ``legal_action_names``), and the game's rule options.
+
+    A game the engine cuts off (a safety limit such as Haus der Sonne's
+    ``turn_limit``) also ends in truncation, never in a termination.
 
     Observations are ``{"observation": float32[D], "action_mask": int8[A]}``; the
     mask is all zeros for an agent that is not to move.  The engine state is
@@ -60,6 +67,8 @@ class MeeplezooAECEnv(AECEnv):
         reward_mode: str = "win",
         illegal_action: str = "raise",
         illegal_reward: float = -1.0,
+        max_cycles: int | None = None,
+        text_infos: bool = False,
         **rule_options: Any,
     ) -> None:
         super().__init__()
@@ -71,7 +80,13 @@ class MeeplezooAECEnv(AECEnv):
             raise ValueError(
                 f"unknown illegal_action {illegal_action!r}; allowed: {', '.join(ILLEGAL_ACTION_MODES)}"
             )
+        if max_cycles is not None and (
+            isinstance(max_cycles, bool) or not isinstance(max_cycles, (int, np.integer)) or max_cycles < 1
+        ):
+            raise ValueError(f"max_cycles must be a positive int or None, got {max_cycles!r}")
         self.game: Game = self.game_cls(num_players, **rule_options)
+        self.max_cycles = int(max_cycles) if max_cycles is not None else 0
+        self.text_infos = bool(text_infos)
         self.render_mode = render_mode
         self.reward_mode = reward_mode
         self.illegal_action = illegal_action
@@ -121,7 +136,9 @@ class MeeplezooAECEnv(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self._sync_selection()
         if self.game_state.is_terminal():  # degenerate configuration: nothing to decide
-            self._finish(self.game_state.returns(self.reward_mode))
+            self._end_of_game()
+        elif self.text_infos:
+            self._add_text_infos()
 
     def _sync_selection(self) -> None:
         p = self.game_state.current_player
@@ -130,15 +147,56 @@ class MeeplezooAECEnv(AECEnv):
         elif not hasattr(self, "agent_selection") or self.agent_selection not in self.agents:
             self.agent_selection = self.agents[0]
 
-    def _finish(self, rewards: np.ndarray) -> None:
+    def _finish(self, rewards: np.ndarray, placements: list[int] | None = None, truncated: bool = False) -> None:
+        """End the episode: terminated with ``rewards``, or truncated (rewards 0, ``placements`` None)."""
+        scores = [float(s) for s in self.game_state.scores()]
+        if placements is None and not truncated:
+            placements = self.game_state.placements()
+        flags = self.truncations if truncated else self.terminations
         for a in self.agents:
-            self.rewards[a] = float(rewards[self.agent_name_mapping[a]])
-            self.terminations[a] = True
-            self.infos[a] = {
-                "scores": [float(s) for s in self.game_state.scores()],
-                "placements": self.game_state.placements(),
-            }
+            self.rewards[a] = 0.0 if truncated else float(rewards[self.agent_name_mapping[a]])
+            flags[a] = True
+            self.infos[a] = {"scores": scores, "placements": placements}
+            if truncated:
+                self.infos[a]["truncated"] = True
         self._accumulate_rewards()
+        if self.text_infos:
+            self._add_text_infos()
+
+    def _end_of_game(self) -> None:
+        """The engine says the game is over: a result, or a cut-off (truncation)."""
+        state = self.game_state
+        if state.is_truncated():
+            self._finish(np.zeros(self.game.num_players), truncated=True)
+        else:
+            self._finish(state.returns(self.reward_mode))
+
+    def _penalize(self, agent: str) -> None:
+        """PettingZoo's ``TerminateIllegalWrapper``: the game ends, the offender gets
+        ``illegal_reward``, the others 0; placements follow the penalty (offender last, others
+        shared first), not the position on the board."""
+        from pettingzoo.utils.env_logger import EnvLogger
+
+        EnvLogger.warn_on_illegal_move()
+        offender = self.agent_name_mapping[agent]
+        penalty = np.zeros(self.game.num_players)
+        penalty[offender] = self.illegal_reward
+        n = self.game.num_players
+        placements = [n - 1 if p == offender else 0 for p in range(n)]
+        self._finish(penalty, placements=placements)
+        for a in self.agents:
+            self.infos[a]["illegal_action"] = a == agent
+
+    def _add_text_infos(self) -> None:
+        state = self.game_state
+        live = not state.is_terminal()
+        for a in self.agents:
+            p = self.agent_name_mapping[a]
+            info = self.infos[a]
+            info["observation_text"] = state.observation_string(p)
+            info["legal_action_names"] = (
+                [state.action_name(x) for x in state.legal_actions()] if live and p == state.current_player else []
+            )
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
@@ -151,21 +209,29 @@ class MeeplezooAECEnv(AECEnv):
         try:
             state.apply(action)
         except IllegalActionError:
-            if self.illegal_action == "raise":
+            if self.illegal_action == "raise" or not self._in_action_space(action):
                 raise
-            penalty = np.zeros(self.game.num_players)
-            penalty[self.agent_name_mapping[agent]] = self.illegal_reward
-            self.infos[agent] = {"illegal_action": True}
-            self._finish(penalty)
-            self.infos[agent]["illegal_action"] = True
+            self._penalize(agent)
             return
         self.action_history.append(int(action))
         if state.is_terminal():
-            self._finish(state.returns(self.reward_mode))
+            self._end_of_game()
+        elif self.max_cycles and len(self.action_history) >= self.max_cycles:
+            self._finish(np.zeros(self.game.num_players), truncated=True)
         else:
             self._sync_selection()
+            if self.text_infos:
+                self._add_text_infos()
         if self.render_mode == "human":
             self.render()
+
+    def _in_action_space(self, action: Any) -> bool:
+        """An int-like action inside ``Discrete(num_actions)`` (PettingZoo's out-of-bounds check)."""
+        return (
+            isinstance(action, (int, np.integer))
+            and not isinstance(action, (bool, np.bool_))
+            and 0 <= action < self.game.num_actions
+        )
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         p = self.agent_name_mapping[agent]
@@ -240,3 +306,11 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
 def wrap_env(raw: MeeplezooAECEnv) -> AECEnv:
     """The standard PettingZoo wrappers (illegal actions are handled by the adapter itself)."""
     return OrderEnforcingWrapper(raw)
+
+
+def classic_env(raw_cls: type[MeeplezooAECEnv], **kwargs: Any) -> AECEnv:
+    """``env()`` of an entry module, like PettingZoo classic's: an illegal move ends the game with
+    ``illegal_reward`` (-1) for the mover and a warning (``illegal_action="raise"`` to raise instead),
+    an action outside the action space raises, and the order of calls is enforced."""
+    kwargs.setdefault("illegal_action", "penalize")
+    return wrap_env(raw_cls(**kwargs))

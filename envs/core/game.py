@@ -260,6 +260,11 @@ class State(ABC):
     @abstractmethod
     def is_terminal(self) -> bool: ...
 
+    def is_truncated(self) -> bool:
+        """Whether the game was cut off by a safety limit rather than finished by the rules
+        (then also :meth:`is_terminal`, and :meth:`returns` are zeros: nobody won)."""
+        return False
+
     @abstractmethod
     def scores(self) -> list[float]:
         """Each player's score (final once terminal, provisional before)."""
@@ -281,7 +286,7 @@ class State(ABC):
         if reward_mode not in REWARD_MODES:
             raise ValueError(f"unknown reward_mode {reward_mode!r}; allowed: {', '.join(REWARD_MODES)}")
         n = self.game.num_players
-        if not self.is_terminal():
+        if not self.is_terminal() or self.is_truncated():
             return np.zeros(n, dtype=np.float64)
         return compute_returns(self.placements(), self.scores(), reward_mode, self.game.score_scale)
 
@@ -374,6 +379,10 @@ class State(ABC):
 
     @abstractmethod
     def render_text(self) -> str: ...
+
+    def observation_string(self, player: int) -> str:
+        """What ``player`` may know, as text: :meth:`observe` in words, nothing hidden from them."""
+        raise NotImplementedError(f"{type(self).__name__} has no observation_string")
 
     def render_rgb(self) -> np.ndarray:
         """A picture of the position, uint8 (H, W, 3).  Default: the text drawn on a canvas."""

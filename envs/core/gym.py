@@ -56,7 +56,7 @@ class SingleAgentEnv(gymnasium.Env):
         **rule_options: the game's rule options.
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
 
     def __init__(
         self,
@@ -80,7 +80,7 @@ class SingleAgentEnv(gymnasium.Env):
         if learner_seat is not None and not (isinstance(learner_seat, int) and 0 <= learner_seat < n):
             raise ValueError(f"learner_seat must be None or an int in 0..{n - 1}, got {learner_seat!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"unknown render_mode {render_mode!r}; allowed: ansi, rgb_array")
+            raise ValueError(f"unknown render_mode {render_mode!r}; allowed: ansi, human, rgb_array")
         if illegal_action not in ("penalize", "raise"):
             raise ValueError(f"unknown illegal_action {illegal_action!r}; allowed: 'penalize', 'raise'")
         self.reward_mode = reward_mode
@@ -131,6 +131,8 @@ class SingleAgentEnv(gymnasium.Env):
         self.state = self.game.new_state(int(self._rng.integers(2**63)))
         self._illegal_end = False
         self._play_opponents()
+        if self.render_mode == "human":
+            self.render()
         return self._obs(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
@@ -155,9 +157,12 @@ class SingleAgentEnv(gymnasium.Env):
             a = action
         state.apply(a)  # IllegalActionError names the action; the state is unchanged
         self._play_opponents()
-        done = state.is_terminal()
-        reward = float(state.returns(self.reward_mode)[self.learner_seat]) if done else 0.0
-        return self._obs(), reward, done, False, self._info()
+        over = state.is_terminal()
+        truncated = over and state.is_truncated()  # a safety limit cut the game off: no result
+        reward = float(state.returns(self.reward_mode)[self.learner_seat]) if over else 0.0
+        if self.render_mode == "human":
+            self.render()
+        return self._obs(), reward, over and not truncated, truncated, self._info()
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions (all False once the episode is over)."""
@@ -167,6 +172,9 @@ class SingleAgentEnv(gymnasium.Env):
 
     def render(self) -> str | np.ndarray | None:
         if self.state is None or self.render_mode is None:
+            return None
+        if self.render_mode == "human":  # printed, like the multi-agent env's human mode
+            print(self.state.render_text())
             return None
         return self.state.render_rgb() if self.render_mode == "rgb_array" else self.state.render_text()
 

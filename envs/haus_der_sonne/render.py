@@ -206,3 +206,8 @@ def render_rgb(state: HausDerSonneState) -> np.ndarray:
         sc = "+".join(C.SCORING_CARD_SHORT[i] for i in range(C.NUM_SCORING_CARDS) if state.sc_owner[i] == p)
         dr.text((8 + 316 * p, H - 21), f"P{p}: {cards}{' | ' + sc if sc else ''}"[:44], fill=P_RGB[p], font=font)
     return np.asarray(img, dtype=np.uint8).copy()
+
+
+def observation_string(state: HausDerSonneState, player: int) -> str:
+    """Player's view as text: everything is public but the order of the palm piles (shown by size)."""
+    return f"View of P{player} ({PLAYER_COLOURS[player]})\n" + render_text(state)

@@ -110,8 +110,8 @@ class HausDerSonneGame(Game):
                choices=("per_card", "once")),
         Option("lava_disc_without_chip", "forbidden", "A-41: tactical lava disc with no chip left in supply is "
                "forbidden, or allowed without effect", choices=("forbidden", "allowed")),
-        Option("turn_limit", 1000, "safeguard, not a rule: the game stops (scores as they stand) after this many "
-               "turns; 0 = no limit", bounds=(0, 100000)),
+        Option("turn_limit", 1000, "safeguard, not a rule: the game is cut off (a truncation: no winner, "
+               "rewards 0) after this many turns; 0 = no limit", bounds=(0, 100000)),
     )
 
     def _setup(self) -> None:
@@ -329,6 +329,11 @@ class HausDerSonneState(State):
 
     def is_terminal(self) -> bool:
         return self.phase == GAME_OVER
+
+    def is_truncated(self) -> bool:
+        """Stopped by the ``turn_limit`` safeguard (a natural end always comes before the limit)."""
+        limit = self.game.options["turn_limit"]
+        return self.phase == GAME_OVER and bool(limit) and self.turn >= limit
 
     # -- legal actions -------------------------------------------------------------
     def legal_actions(self) -> list[int]:
@@ -882,6 +887,11 @@ class HausDerSonneState(State):
         from .render import render_text
 
         return render_text(self)
+
+    def observation_string(self, player: int) -> str:
+        from .render import observation_string
+
+        return observation_string(self, player)
 
     def render_rgb(self) -> np.ndarray:
         from .render import render_rgb

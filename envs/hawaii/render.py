@@ -47,7 +47,8 @@ def _row_text(s: Any, p: int, r: int, row: list[int], scored: list[int]) -> str:
     return f"    {k} village {r + 1}: {tiles}  ({s.row_columns(row)} cols, {mark})"
 
 
-def render_text(s: Any) -> str:
+def render_text(s: Any, viewer: int | None = None) -> str:
+    """The position as text; with ``viewer``, what that player may know (see :func:`observation_string`)."""
     g = s.game
     o = g.options
     n = g.num_players
@@ -102,7 +103,9 @@ def render_text(s: Any) -> str:
         fish = " ".join(str(s.game.token_fish[t]) for t in s.fished[p])
         tokens = " ".join(_tok(s, t) for t in s.held[p]) + (" fish " + fish if fish else "")
         mark = ">" if p == s.current_player else " "
-        lines.append(f"{mark}Player {p}: {s.vp[p]} VP | {r[0]} shells {r[1]} feet {r[2]} fruit | "
+        hidden = viewer is not None and p != viewer and not o["resources_public"]
+        stock = "? shells ? feet ? fruit" if hidden else f"{r[0]} shells {r[1]} feet {r[2]} fruit"
+        lines.append(f"{mark}Player {p}: {s.vp[p]} VP | {stock} | "
                      f"round sum {s.round_sum(p)}/{s.target_of(p)} [{tokens}] | {status}")
         boats = ["fishing" + ("(used)" if s.boat_used[p][0] else "")]
         boats += [("I" if b == 1 else "II") + ("(used)" if s.boat_used[p][i + 1] else "")
@@ -245,3 +248,9 @@ def render_rgb(s: Any) -> np.ndarray:
         d.text((bxs, y0 + 44), f"tokens: {toks}"[:60], fill=(0, 0, 0), font=font)
         d.text((bxs, y0 + 62), f"village VP now: {s.final_village_vp(p)}", fill=(0, 0, 0), font=font)
     return np.asarray(img, dtype=np.uint8).copy()
+
+
+def observation_string(s: Any, player: int) -> str:
+    """Player's view as text: the stacks show only their tops and sizes, and other players'
+    resources are hidden when the option ``resources_public`` is off."""
+    return f"View of player {player}\n" + render_text(s, viewer=player)

@@ -1616,6 +1616,11 @@ class HawaiiState(State):
 
         return render_text(self)
 
+    def observation_string(self, player: int) -> str:
+        from .render import observation_string
+
+        return observation_string(self, player)
+
     def render_rgb(self) -> np.ndarray:
         from .render import render_rgb
 

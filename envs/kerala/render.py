@@ -185,3 +185,9 @@ def render_rgb(state: KeralaState) -> np.ndarray:
             ey = y + size - rr - 3
             draw.ellipse([ex - rr, ey - rr, ex + rr, ey + rr], fill=(150, 150, 150), outline=(255, 255, 255))
     return np.asarray(img, dtype=np.uint8).copy()
+
+
+def observation_string(state: KeralaState, player: int) -> str:
+    """Player's view as text: the whole table is public (the bag shows only its size)."""
+    colour = C.COLOURS[state.game.player_colours[player]]
+    return f"View of player {player} ({colour})\n" + render_text(state)

@@ -69,7 +69,7 @@ def test_illegal_action_leaves_state_unchanged():
     with pytest.raises(IllegalActionError):
         s.apply("pass")
     assert s.to_json() == before
-    env = kerala_v0.env(num_players=2)
+    env = kerala_v0.env(num_players=2, illegal_action="raise")
     env.reset(seed=1)
     state = env.unwrapped.game_state
     illegal = int(np.flatnonzero(~state.legal_mask())[0])
