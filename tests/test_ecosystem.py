@@ -57,13 +57,20 @@ def test_raise_mode_and_raw_env_keep_raising(name):
         assert env.unwrapped.game_state.to_json() == before and not any(env.terminations.values())
 
 
-@pytest.mark.parametrize("bad", [-1, 10**6, "pass"])
-def test_actions_outside_the_action_space_raise_even_when_penalized(bad):
-    env = meeplezoo.make("kerala")
+@pytest.mark.parametrize("bad", [-1, 10**6, "pass", float("inf"), 1.0, True])
+def test_default_env_raises_outside_the_action_space_and_penalize_mode_ends_the_game(bad):
+    env = meeplezoo.make("kerala")  # illegal_action="terminate", PettingZoo classic's behaviour
+    assert env.unwrapped.illegal_action == "terminate"
     env.reset(seed=0)
+    before = env.unwrapped.game_state.to_json()
     with pytest.raises(IllegalActionError):
         env.step(bad)
-    assert not any(env.terminations.values())
+    assert not any(env.terminations.values()) and env.unwrapped.game_state.to_json() == before
+    env = meeplezoo.make("kerala", illegal_action="penalize")  # every non-move is penalised
+    env.reset(seed=0)
+    agent = env.agent_selection
+    env.step(bad)
+    assert env.terminations[agent] and env.rewards[agent] == -1.0
 
 
 @pytest.mark.parametrize("name, n", CONFIGS)

@@ -24,7 +24,7 @@ from .game import REWARD_MODES, Game, IllegalActionError, State
 from .rng import check_seed
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
-ILLEGAL_ACTION_MODES = ("raise", "penalize")
+ILLEGAL_ACTION_MODES = ("raise", "terminate", "penalize")
 
 
 def env_metadata(game_cls: type[Game]) -> dict[str, Any]:
@@ -42,9 +42,13 @@ class MeeplezooAECEnv(AECEnv):
     Keyword arguments: ``num_players``, ``render_mode`` (``"ansi"``, ``"human"``,
     ``"rgb_array"``), ``reward_mode`` (``"win"``, ``"rank"``, ``"score"``),
     ``illegal_action`` (``"raise"``: a clear :class:`IllegalActionError` and no
-    change; ``"penalize"``: the game ends, the offender gets ``illegal_reward``
-    and the others 0, with PettingZoo's illegal-move warning; an action outside
-    the action space raises in both modes), ``max_cycles`` (a limit on the
+    change; ``"terminate"``, the default of ``env()``, as PettingZoo classic:
+    an illegal move inside the action space ends the game, the offender gets
+    ``illegal_reward`` and the others 0, with PettingZoo's illegal-move
+    warning, while an action outside the action space (a negative or too large
+    id, a float, a bool, infinity) raises, like ``AssertOutOfBoundsWrapper``;
+    ``"penalize"``: any action that is not a legal move, malformed ones
+    included, ends the game that way), ``max_cycles`` (a limit on the
     number of decisions: when reached, every agent is truncated with reward 0),
     ``text_infos`` (each agent's infos carry ``observation_text`` and
     ``legal_action_names``), and the game's rule options.
@@ -209,7 +213,9 @@ class MeeplezooAECEnv(AECEnv):
         try:
             state.apply(action)
         except IllegalActionError:
-            if self.illegal_action == "raise" or not self._in_action_space(action):
+            if self.illegal_action == "raise" or (
+                self.illegal_action == "terminate" and not self._in_action_space(action)
+            ):
                 raise
             self._penalize(agent)
             return
@@ -312,5 +318,5 @@ def classic_env(raw_cls: type[MeeplezooAECEnv], **kwargs: Any) -> AECEnv:
     """``env()`` of an entry module, like PettingZoo classic's: an illegal move ends the game with
     ``illegal_reward`` (-1) for the mover and a warning (``illegal_action="raise"`` to raise instead),
     an action outside the action space raises, and the order of calls is enforced."""
-    kwargs.setdefault("illegal_action", "penalize")
+    kwargs.setdefault("illegal_action", "terminate")
     return wrap_env(raw_cls(**kwargs))
