@@ -72,7 +72,7 @@ def build_agents(specs: list[str], game, seed: int | None) -> list:
         specs = specs * n
     if len(specs) != n:
         raise SystemExit(f"error: {len(specs)} agents given for {n} players ({', '.join(specs)})")
-    return [make_agent(s, game.name, num_players=n, seed=None if seed is None else seed * 1000 + i)
+    return [make_agent(s, game, num_players=n, seed=None if seed is None else seed * 1000 + i)
             for i, s in enumerate(specs)]
 
 

@@ -204,7 +204,7 @@ class ResolvedLeague:
 
         for rec in self.records:
             try:
-                agent = make(rec.spec, self.game.name, num_players=self.game.num_players, seed=0)
+                agent = make(rec.spec, self.game, num_players=self.game.num_players, seed=0)
             except ValueError as e:
                 raise ValueError(f"agent {rec.name!r}: {e}") from None
             except (OSError, ImportError, KeyError, RuntimeError) as e:
@@ -361,7 +361,7 @@ def play_task(spec: WorkerSpec | None, task: MatchTask) -> StoredMatch:
     agents = []
     for seat, a in enumerate(task.seats):
         name, agent_spec = spec.agents[a]
-        agent = make(agent_spec, game.name, num_players=n, seed=int(seeds[seat]))
+        agent = make(agent_spec, game, num_players=n, seed=int(seeds[seat]))
         agent.name = name
         agents.append(agent)
     t0 = time.perf_counter()

@@ -207,7 +207,7 @@ def evaluate(agent: Agent, game: Game, against: Sequence[str] = DEFAULT_EVAL_AGA
     learner = _Labelled(agent, "learner")
     n = game.num_players
     for k, spec in enumerate(against):
-        opponents = [make_agent(spec, game.name, num_players=n, seed=seed * 7 + 1000 * k + i) for i in range(n - 1)]
+        opponents = [make_agent(spec, game, num_players=n, seed=seed * 7 + 1000 * k + i) for i in range(n - 1)]
         stats, _ = run_arena(game, [learner, *opponents], games, seed=seed + 7919 * k)
         st = stats["learner"]
         st.name = spec
@@ -438,7 +438,7 @@ def train(
     pool.check()  # a bad spec fails here, not in a worker
     eval_against = list(eval_against) if eval_against is not None else default_eval_against(game)
     for spec in eval_against:
-        make_agent(spec, game.name, num_players=game.num_players, seed=0)
+        make_agent(spec, game, num_players=game.num_players, seed=0)
     net_arch = list(net_arch) if net_arch is not None else default_net_arch(game.observation_shape[0],
                                                                             game.num_actions)
     if not net_arch or any(isinstance(w, bool) or not isinstance(w, int) or w < 1 for w in net_arch):
