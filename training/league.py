@@ -509,9 +509,9 @@ class League:
 
     def _run(self, matches: int, workers: int, backend: str, address: str | None, progress: bool,
              on_match: Callable[[StoredMatch], None] | None, executor: Any) -> Standings:
+        stored = {m.index: m for m in self.storage.matches(with_actions=False)}  # read (and check) before writing
         if matches > self.storage.target_matches:
             self.storage.set_target(matches)
-        stored = {m.index: m for m in self.storage.matches(with_actions=False)}
         R = self.resolved.round_size
         rounds = -(-matches // R)
         tracker = RatingTracker(self.names, self.resolved.rating)
@@ -543,22 +543,18 @@ class League:
                 if missing:
                     if executor is None:
                         executor = make_executor(self.resolved.worker_spec(), backend, workers, address)
-                    futures = {executor.submit(t): t for t in missing}
-                    failed: tuple[MatchTask, BaseException] | None = None
+                    failed: list[tuple[MatchTask, BaseException]] = []
+                    futures: dict[cf.Future, MatchTask] = {}
+                    for t in missing:
+                        fut = executor.submit(t)
+                        if fut.done():  # played inline: store it before the next one starts
+                            self._finish(fut, t, stored, failed, on_match, bar)
+                        else:
+                            futures[fut] = t
                     for fut in cf.as_completed(futures):
-                        try:
-                            m = fut.result()
-                        except Exception as e:  # noqa: BLE001 - keep the round's other matches, then report
-                            failed = failed or (futures[fut], e)
-                            continue
-                        self.storage.add_match(m)
-                        stored[m.index] = m
-                        if on_match is not None:
-                            on_match(m)
-                        if bar is not None:
-                            bar.update(1)
-                    if failed is not None:
-                        t, e = failed
+                        self._finish(fut, futures[fut], stored, failed, on_match, bar)
+                    if failed:
+                        t, e = failed[0]
                         raise RuntimeError(f"league match {t.index} (seed {t.seed}, seats "
                                            f"{[self.names[a] for a in t.seats]}) failed: {type(e).__name__}: {e}; "
                                            "the other matches are stored, --resume retries it") from e
@@ -570,6 +566,22 @@ class League:
             if bar is not None:
                 bar.close()
         return self.standings(tracker if len(stored) == tracker.matches else None)
+
+    def _finish(self, fut: cf.Future, task: MatchTask, stored: dict[int, StoredMatch],
+                failed: list[tuple[MatchTask, BaseException]], on_match: Callable[[StoredMatch], None] | None,
+                bar: Any) -> None:
+        """Commit one finished match at once (whatever the backend), or note its failure."""
+        try:
+            m = fut.result()
+        except Exception as e:  # noqa: BLE001 - keep the round's other matches, then report
+            failed.append((task, e))
+            return
+        self.storage.add_match(m)
+        stored[m.index] = m
+        if on_match is not None:
+            on_match(m)
+        if bar is not None:
+            bar.update(1)
 
     def stored_matches(self, *, with_actions: bool = True) -> list[StoredMatch]:
         return self.storage.matches(with_actions=with_actions)
@@ -625,6 +637,11 @@ def prepare_league(db: str, config: LeagueConfig | None = None, *, resume: bool 
         return resolved
     if config is None:
         raise ValueError("a new league needs a configuration (game and agents)")
+    parent = os.path.dirname(os.path.abspath(db))
+    if not os.path.isdir(parent):
+        raise ValueError(f"cannot create the league database {db!r}: directory {parent!r} does not exist")
+    if os.path.isdir(db):
+        raise ValueError(f"cannot create the league database {db!r}: it is a directory")
     resolved = ResolvedLeague(config)
     if exists:
         try:
@@ -651,10 +668,10 @@ def open_league(db: str, config: LeagueConfig | None = None, *, resume: bool = F
     return _open_resolved(db, resolved, resume)
 
 
-def _open_resolved(db: str, resolved: ResolvedLeague, resume: bool) -> League:
+def _open_resolved(db: str, resolved: ResolvedLeague, resume: bool, target: int | None = None) -> League:
     if resume:
         return League(resolved, LeagueStorage.open(db))
-    return League(resolved, LeagueStorage.create(db, resolved.identity, resolved.records))
+    return League(resolved, LeagueStorage.create(db, resolved.identity, resolved.records, target=target or 0))
 
 
 def run_league(config: LeagueConfig | None, db: str, matches: int | None = None, *, resume: bool = False,
@@ -671,7 +688,7 @@ def run_league(config: LeagueConfig | None, db: str, matches: int | None = None,
     # start (or reach) the workers before the database is written: an unreachable cluster leaves no trace
     executor = make_executor(resolved.worker_spec(), backend, workers, address)
     try:
-        league = _open_resolved(db, resolved, resume)
+        league = _open_resolved(db, resolved, resume, matches)  # a new league is created with its target
         try:
             target = matches if matches is not None else league.storage.target_matches
             league.run(target, workers=workers, backend=backend, address=address, progress=progress,
