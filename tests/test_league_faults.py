@@ -14,6 +14,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 
 import pytest
 
@@ -338,3 +339,92 @@ def test_not_a_league_file_is_refused_without_touching_it(tmp_path, capsys):
     one_line_error(err, str(db), "not a league database")
     shutil.copy(db, tmp_path / "copy")
     assert db.read_bytes() == before
+
+
+# -- 11. a SIGKILLed league on Ray leaves no Ray processes ---------------------------------------------------
+RAY_JOB = """
+import os, sys
+sys.path.insert(0, {tests!r})
+from toygame import ToyGame
+from meeplezoo.training import league
+from meeplezoo.training.league import LeagueConfig, run_league
+
+real_init = league.RayExecutor.__init__
+
+def init(self, *a, **k):
+    real_init(self, *a, **k)
+    print("ray started", flush=True)
+
+league.RayExecutor.__init__ = init
+cfg = LeagueConfig(game=ToyGame(3), agents={agents!r}, seed=3, round_size=6)
+run_league(cfg, sys.argv[1], 1_000_000, workers=2, backend="ray", progress=False).close()
+"""
+
+
+def descendants(pid: int) -> list[int]:
+    kids: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    kids.setdefault(int(f.read().rsplit(")", 1)[1].split()[1]), []).append(int(entry))
+            except (OSError, IndexError, ValueError):
+                continue
+    out, todo = [], [pid]
+    while todo:
+        for c in kids.get(todo.pop(), []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc to follow the processes")
+def test_sigkilled_ray_league_leaves_no_ray_processes(tmp_path):
+    pytest.importorskip("ray", reason="ray is not installed (pip install 'meeplezoo[ray]')")
+    script = tmp_path / "job.py"
+    script.write_text(textwrap.dedent(RAY_JOB.format(tests=TESTS_DIR, agents=AGENTS)))
+    db = str(tmp_path / "ray.sqlite")
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "PYTHONPATH": os.pathsep.join(
+        [TESTS_DIR, os.environ.get("PYTHONPATH", "")])}
+    env.pop("RAY_ADDRESS", None)
+    proc = subprocess.Popen([sys.executable, str(script), db], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True, env=env, start_new_session=True)
+    started: list[int] = []
+    try:
+        assert proc.stdout.readline().strip() == "ray started"
+        deadline = time.time() + 60
+        while time.time() < deadline:  # until matches are being stored (workers are up)
+            if LeagueStorage.exists(db):
+                with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+                    try:
+                        if conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0] >= 6:
+                            break
+                    except sqlite3.OperationalError:
+                        pass
+            time.sleep(0.2)
+        started = descendants(proc.pid)
+        assert len(started) >= 3, "ray did not start its processes"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        deadline = time.time() + 15
+        while time.time() < deadline and any(alive(p) for p in started):
+            time.sleep(0.2)
+        left = [p for p in started if alive(p)]
+        assert not left, f"ray processes outlived the league: {left}"
+    finally:
+        for p in started:
+            try:
+                os.kill(p, signal.SIGKILL)
+            except OSError:
+                pass
+        if proc.poll() is None:
+            proc.kill()

@@ -432,6 +432,9 @@ class RayExecutor:
                 where = f"the Ray cluster at {address!r}" if address else "a local Ray instance"
                 raise ValueError(f"cannot start or reach {where}: {type(e).__name__}: {e}") from None
             self.started = True
+        self.watchdog: Any = None
+        if self.started and address is None and not os.environ.get("RAY_ADDRESS"):
+            self.watchdog = _start_ray_watchdog(ray)
         self.remote = ray.remote(num_cpus=1)(play_task)
         self.spec_ref = ray.put(spec)
 
@@ -441,6 +444,32 @@ class RayExecutor:
     def shutdown(self) -> None:
         if self.started:
             self.ray.shutdown()
+        if self.watchdog is not None:  # closing its pipe: it ends whatever of the session is left, then exits
+            self.watchdog.stdin.close()
+            try:
+                self.watchdog.wait(timeout=10)
+            except Exception:  # noqa: BLE001 - it finishes on its own
+                pass
+            self.watchdog = None
+
+
+def _start_ray_watchdog(ray: Any) -> Any:
+    """A process that ends the local Ray instance when this one dies (see :mod:`.ray_watchdog`), or None."""
+    import subprocess
+    import sys
+
+    try:
+        session_dir = ray._private.worker._global_node.get_session_dir_path()
+    except AttributeError:  # another Ray version: no way to name the session
+        return None
+    if not session_dir or not os.path.isdir("/proc"):
+        return None
+    try:
+        return subprocess.Popen([sys.executable, "-m", "meeplezoo.training.ray_watchdog", session_dir],
+                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+    except OSError:
+        return None
 
 
 def check_run_args(matches: int | None, workers: int, backend: str, address: str | None) -> None:
