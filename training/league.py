@@ -169,8 +169,9 @@ class ResolvedLeague:
             raise ValueError(f"game must be a registry id or a Game object, got {game!r}")
         self.game = game
         n = game.num_players
-        if isinstance(config.seed, bool) or not isinstance(config.seed, (int, np.integer)) or config.seed < 0:
-            raise ValueError(f"league seed must be an int >= 0, got {config.seed!r}")
+        if isinstance(config.seed, bool) or not isinstance(config.seed, (int, np.integer)) \
+                or not 0 <= config.seed < 2**64:
+            raise ValueError(f"league seed must be a non-negative integer below 2**64, got {config.seed!r}")
         if isinstance(config.agents, str):
             raise ValueError("agents must be a list of specs (split a comma-separated string first)")
         entries = [parse_agent_entry(e) for e in config.agents]
