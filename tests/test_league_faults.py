@@ -144,6 +144,18 @@ def test_new_league_stores_its_target_at_creation(tmp_path, monkeypatch):
         assert league.storage.count() == 12
 
 
+def test_creation_removes_what_a_killed_creation_left_behind(tmp_path):
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = tmp_path / f".l.sqlite.creating-{dead.pid}-0000"
+    stale.write_bytes(b"half a database")
+    alive = tmp_path / f".l.sqlite.creating-{os.getpid()}-1111"  # a creation still running: left alone
+    alive.write_bytes(b"in progress")
+    with run_league(config(), str(tmp_path / "l.sqlite"), 6, progress=False) as league:
+        assert league.storage.count() == 6
+    assert not stale.exists() and alive.exists()
+
+
 # -- 2. inline play commits each match ----------------------------------------------------------------
 INLINE_KILL = """
 import os, signal, sys

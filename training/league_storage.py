@@ -258,6 +258,7 @@ class LeagueStorage:
         parent = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(parent):
             raise ValueError(f"cannot create {path!r}: directory {parent!r} does not exist")
+        _remove_stale_temporaries(parent, os.path.basename(path))
         tmp = os.path.join(parent, f".{os.path.basename(path)}.creating-{os.getpid()}-{os.urandom(4).hex()}")
         try:
             with sqlite_errors(path, "create the league database"):
@@ -435,6 +436,26 @@ class _Transaction:
             self.conn.execute("COMMIT")
         elif self.conn.in_transaction:  # SQLite may have rolled back already (a full disk, an I/O error)
             self.conn.execute("ROLLBACK")
+
+
+def _remove_stale_temporaries(parent: str, name: str) -> None:
+    """Delete what creations of ``name`` killed half-way left behind (their process is gone)."""
+    prefix = f".{name}.creating-"
+    try:
+        entries = os.listdir(parent)
+    except OSError:
+        return
+    for entry in entries:
+        if not entry.startswith(prefix):
+            continue
+        try:
+            pid = int(entry[len(prefix):].split("-", 1)[0])
+            os.kill(pid, 0)
+        except ProcessLookupError:  # its creator died: nobody will finish it
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(parent, entry))
+        except (ValueError, OSError):  # not ours to judge (alive, or another user's)
+            continue
 
 
 def _fsync(path: str) -> None:
