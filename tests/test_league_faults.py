@@ -440,3 +440,26 @@ def test_sigkilled_ray_league_leaves_no_ray_processes(tmp_path):
                 pass
         if proc.poll() is None:
             proc.kill()
+
+
+@pytest.mark.slow
+def test_ray_league_that_finishes_is_not_harmed_by_its_watchdog(tmp_path):
+    """The watchdog runs at every normal shutdown too: it must end Ray's processes, never the league."""
+    pytest.importorskip("ray", reason="ray is not installed (pip install 'meeplezoo[ray]')")
+    code = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {TESTS_DIR!r})
+        from toygame import ToyGame
+        from meeplezoo.training.league import LeagueConfig, run_league
+        cfg = LeagueConfig(game=ToyGame(3), agents={AGENTS!r}, seed=3, round_size=6)
+        with run_league(cfg, sys.argv[1], 12, workers=2, backend="ray", progress=False) as league:
+            print("stored", league.storage.count(), flush=True)
+        print("closed", flush=True)
+    """)
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "PYTHONPATH": os.pathsep.join(
+        [TESTS_DIR, os.environ.get("PYTHONPATH", "")])}  # Ray's workers import the toy game too
+    env.pop("RAY_ADDRESS", None)
+    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "ray.sqlite")], capture_output=True,
+                          text=True, env=env, timeout=180)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == ["stored", "12", "closed"]

@@ -466,7 +466,8 @@ def _start_ray_watchdog(ray: Any) -> Any:
     if not session_dir or not os.path.isdir("/proc"):
         return None
     try:
-        return subprocess.Popen([sys.executable, "-m", "meeplezoo.training.ray_watchdog", session_dir],
+        return subprocess.Popen([sys.executable, "-m", "meeplezoo.training.ray_watchdog", session_dir,
+                                 str(os.getpid())],
                                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                 start_new_session=True)
     except OSError:

@@ -5,13 +5,15 @@ helpers started by the raylet (the dashboard and runtime-env agents, idle
 workers) can outlive a driver killed with SIGKILL.  The league starts this
 watchdog beside a Ray instance it starts itself::
 
-    python -m meeplezoo.training.ray_watchdog SESSION_DIR
+    python -m meeplezoo.training.ray_watchdog SESSION_DIR LEAGUE_PID
 
 with a pipe on stdin.  The watchdog blocks on that pipe; when it closes (the
 league shut Ray down, or died) it ends every process of that Ray session:
-those whose command line or open files name ``SESSION_DIR`` (each Ray process
-logs there, and the directory name is unique to the instance).  Nothing else
-is touched, and a cluster the league only connected to is never watched.
+those whose command line names ``SESSION_DIR``, and Ray processes (``ray``
+in the command line) with a file open in it (each Ray process logs there,
+and the directory name is unique to the instance).  The league itself and
+anything else are left alone, and a cluster the league only connected to is
+never watched.
 """
 
 from __future__ import annotations
@@ -32,9 +34,12 @@ def session_processes(session_dir: str, exclude: set[int]) -> list[int]:
         pid = int(entry)
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if needle in f.read():
-                    found.append(pid)
-                    continue
+                cmdline = f.read()
+            if needle in cmdline:
+                found.append(pid)
+                continue
+            if b"ray" not in cmdline.lower():
+                continue
             for fd in os.listdir(f"/proc/{pid}/fd"):
                 try:
                     if os.readlink(f"/proc/{pid}/fd/{fd}").startswith(session_dir):
@@ -47,9 +52,12 @@ def session_processes(session_dir: str, exclude: set[int]) -> list[int]:
     return found
 
 
-def end_session(session_dir: str, grace: float = 3.0) -> list[int]:
-    """SIGTERM every process of the session, then SIGKILL what is left after ``grace`` seconds."""
-    me = {os.getpid()}
+def end_session(session_dir: str, grace: float = 3.0, spare: set[int] | None = None) -> list[int]:
+    """SIGTERM every process of the session, then SIGKILL what is left after ``grace`` seconds.
+
+    ``spare``: processes never to signal (the league that started the watchdog).
+    """
+    me = {os.getpid(), *(spare or set())}
     targets = session_processes(session_dir, me)
     for sig in (signal.SIGTERM, signal.SIGKILL):
         for pid in targets:
@@ -67,9 +75,10 @@ def end_session(session_dir: str, grace: float = 3.0) -> list[int]:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1 or not os.path.isdir("/proc"):
+    if len(argv) != 2 or not os.path.isdir("/proc"):
         return 2
     session_dir = os.path.realpath(argv[0])
+    league = int(argv[1])
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C of the league's terminal is for the league
     try:
         while sys.stdin.buffer.read(1 << 16):
@@ -77,7 +86,7 @@ def main(argv: list[str]) -> int:
     except OSError:
         pass
     time.sleep(0.5)  # let a normal ray.shutdown() finish first
-    end_session(session_dir)
+    end_session(session_dir, spare={league})
     return 0
 
 
