@@ -40,8 +40,22 @@ def _game_class(name: str) -> type:
     return game_class(name)
 
 
+#: the metadata member is a few hundred bytes; anything near this is not one
+MAX_METADATA_BYTES = 1 << 20
+#: largest policy a checkpoint may describe (float32 parameters: 1 GiB), whatever its metadata says
+MAX_POLICY_PARAMETERS = 1 << 28
+#: room for the .npy headers and the zip directory of the weights member
+_NPZ_SLACK_BYTES = 1 << 16
+
+#: required metadata keys and their types (checked before anything else is read)
+_METADATA_KEYS: dict[str, type] = {
+    "game": str, "num_players": int, "options": dict, "observation_version": int, "observation_size": int,
+    "num_actions": int, "net_arch": dict,
+}
+
+
 def read_metadata(path: str | Path) -> dict[str, Any]:
-    """The ``meeplezoo.json`` member of a checkpoint (ValueError if it is not one)."""
+    """The ``meeplezoo.json`` member of a checkpoint (ValueError if it is not one, or not a complete one)."""
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"checkpoint {str(path)!r} does not exist")
@@ -53,22 +67,131 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
                     "train with `meeplezoo train` or meeplezoo.training.ppo.train; "
                     f"a plain stable-baselines3 model plays as sb3:{path})"
                 )
+            size = zf.getinfo(METADATA_MEMBER).file_size
+            if size > MAX_METADATA_BYTES:
+                raise ValueError(f"{path}: {METADATA_MEMBER} unpacks to {size} bytes, more than a checkpoint's "
+                                 f"metadata can be ({MAX_METADATA_BYTES}); refusing to read it")
             meta = json.loads(zf.read(METADATA_MEMBER))
-    except zipfile.BadZipFile:
+    except (zipfile.BadZipFile, EOFError):
         raise ValueError(f"{path} is not a checkpoint (not a zip file)") from None
-    except json.JSONDecodeError as e:
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise ValueError(f"{path}: corrupt {METADATA_MEMBER} ({e})") from None
-    if not isinstance(meta, dict) or meta.get("format") != CHECKPOINT_FORMAT:
+    except (OSError, NotImplementedError, RuntimeError) as e:  # unreadable, unsupported compression, encrypted
+        raise ValueError(f"{path}: cannot read the checkpoint ({type(e).__name__}: {e})") from None
+    if not isinstance(meta, dict):
+        raise ValueError(f"{path}: {METADATA_MEMBER} holds a JSON {type(meta).__name__}, not an object")
+    if meta.get("format") != CHECKPOINT_FORMAT:
         raise ValueError(f"{path}: checkpoint format {meta.get('format')!r} is not {CHECKPOINT_FORMAT}")
+    check_metadata(meta, source=str(path))
     return meta
 
 
-def _read_weights(path: Path) -> dict[str, np.ndarray]:
-    with zipfile.ZipFile(path) as zf:
-        if WEIGHTS_MEMBER not in zf.namelist():
-            raise ValueError(f"{path}: checkpoint has no {WEIGHTS_MEMBER}")
-        with np.load(io.BytesIO(zf.read(WEIGHTS_MEMBER)), allow_pickle=False) as npz:
-            return {k: np.asarray(npz[k], dtype=np.float32) for k in npz.files}
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_metadata(meta: dict[str, Any], source: str = "checkpoint") -> None:
+    """Raise ValueError naming the first missing or ill-typed key of a checkpoint's metadata."""
+    for key, kind in _METADATA_KEYS.items():
+        if key not in meta:
+            raise ValueError(f"{source}: {METADATA_MEMBER} lacks {key!r}")
+        value = meta[key]
+        if (kind is int and not _is_int(value)) or (kind is not int and not isinstance(value, kind)):
+            label = {int: "an integer", str: "a string", dict: "an object"}[kind]
+            raise ValueError(f"{source}: {METADATA_MEMBER} key {key!r} must be {label}, got {value!r}")
+    for key in ("num_players", "observation_size", "num_actions"):
+        if meta[key] < 1:
+            raise ValueError(f"{source}: {METADATA_MEMBER} key {key!r} must be >= 1, got {meta[key]!r}")
+    layer_widths(meta, source)
+    act = meta.get("activation", "tanh")
+    if act not in ACTIVATIONS:
+        raise ValueError(f"{source}: unsupported activation {act!r}; known: {', '.join(ACTIVATIONS)}")
+
+
+def layer_widths(meta: dict[str, Any], source: str = "checkpoint") -> tuple[list[int], list[int]]:
+    """``(features, pi)`` hidden widths of the acting network, checked to be lists of positive ints."""
+    arch = meta["net_arch"]
+    out = []
+    for key in ("features", "pi"):
+        widths = arch.get(key, [] if key == "features" else None)
+        if not isinstance(widths, list) or not all(_is_int(w) and w >= 1 for w in widths):
+            raise ValueError(f"{source}: {METADATA_MEMBER} net_arch[{key!r}] must be a list of positive ints, "
+                             f"got {widths!r}")
+        out.append(widths)
+    return out[0], out[1]
+
+
+def expected_shapes(meta: dict[str, Any], source: str = "checkpoint") -> dict[str, tuple[int, ...]]:
+    """Every array the numpy policy needs, with its shape, from the metadata alone."""
+    features, pi = layer_widths(meta, source)
+    shapes: dict[str, tuple[int, ...]] = {}
+    last = int(meta["observation_size"])
+    names = [f"features_extractor.net.{2 * i}" for i in range(len(features))]
+    names += [f"mlp_extractor.policy_net.{2 * i}" for i in range(len(pi))]
+    for name, width in zip(names, [*features, *pi]):
+        shapes[name + ".weight"], shapes[name + ".bias"] = (width, last), (width,)
+        last = width
+    shapes["action_net.weight"], shapes["action_net.bias"] = (int(meta["num_actions"]), last), \
+        (int(meta["num_actions"]),)
+    total = sum(int(np.prod(s)) for s in shapes.values())
+    if total > MAX_POLICY_PARAMETERS:
+        raise ValueError(f"{source}: the metadata describes a policy of {total} parameters, more than "
+                         f"{MAX_POLICY_PARAMETERS}; refusing to load it")
+    return shapes
+
+
+def _npy_bound(shape: tuple[int, ...]) -> int:
+    """The most bytes one float array of ``shape`` may take in an .npy file (float64 and a header allowed)."""
+    return 8 * int(np.prod(shape)) + 4096
+
+
+def _read_weights(path: Path, meta: dict[str, Any]) -> dict[str, np.ndarray]:
+    """The policy arrays, refusing before reading anything that unpacks to more than the network needs."""
+    shapes = expected_shapes(meta, str(path))
+    limit = sum(_npy_bound(s) for s in shapes.values()) + _NPZ_SLACK_BYTES
+    try:
+        with zipfile.ZipFile(path) as zf:
+            if WEIGHTS_MEMBER not in zf.namelist():
+                raise ValueError(f"{path}: checkpoint has no {WEIGHTS_MEMBER}")
+            declared = zf.getinfo(WEIGHTS_MEMBER).file_size
+            if declared > limit:
+                raise ValueError(f"{path}: {WEIGHTS_MEMBER} unpacks to {declared} bytes, but the network in its "
+                                 f"metadata needs at most {limit}; refusing to read it")
+            data = zf.read(WEIGHTS_MEMBER)
+        with zipfile.ZipFile(io.BytesIO(data)) as inner:  # the .npz is itself a zip: check its members too
+            for info in inner.infolist():
+                key = info.filename.removesuffix(".npy")
+                bound = _npy_bound(shapes[key]) if key in shapes else 4096
+                if info.file_size > bound:
+                    raise ValueError(f"{path}: weights array {key!r} unpacks to {info.file_size} bytes, more than "
+                                     f"its shape allows ({bound}); refusing to read it")
+        with np.load(io.BytesIO(data), allow_pickle=False) as npz:  # never unpickles: no code from the file runs
+            arrays = {}
+            for k in npz.files:
+                a = npz[k]
+                if a.dtype.kind not in "fiu":
+                    raise ValueError(f"{path}: weights array {k!r} has dtype {a.dtype}, not numbers")
+                arrays[k] = np.asarray(a, dtype=np.float32)
+    except (zipfile.BadZipFile, EOFError, OSError, NotImplementedError, RuntimeError) as e:
+        raise ValueError(f"{path}: corrupt {WEIGHTS_MEMBER} ({type(e).__name__}: {e})") from None
+    except ValueError as e:
+        if str(e).startswith(str(path)):
+            raise
+        raise ValueError(f"{path}: cannot load {WEIGHTS_MEMBER} ({e})") from None
+    check_weights(arrays, shapes, str(path))
+    return arrays
+
+
+def check_weights(params: dict[str, np.ndarray], shapes: dict[str, tuple[int, ...]], source: str) -> None:
+    """Every array the policy needs is there, has the shape the metadata implies and is finite."""
+    for name, shape in shapes.items():
+        if name not in params:
+            raise ValueError(f"{source}: the weights lack {name!r}")
+        got = tuple(params[name].shape)
+        if got != shape:
+            raise ValueError(f"{source}: weights {name!r} have shape {got}, the network in the metadata needs {shape}")
+        if not np.isfinite(params[name]).all():
+            raise ValueError(f"{source}: weights {name!r} hold NaN or infinite values")
 
 
 def policy_arrays(policy: Any) -> dict[str, np.ndarray]:
@@ -208,7 +331,7 @@ class PPOAgent(Agent):
         deterministic = options.pop("deterministic", True)
         meta = read_metadata(path)
         target = check_compatible(meta, game, num_players, options, source=f"checkpoint {path}")
-        agent = cls(_read_weights(Path(path)), meta, deterministic=deterministic, seed=seed, game=target)
+        agent = cls(_read_weights(Path(path), meta), meta, deterministic=deterministic, seed=seed, game=target)
         agent.name = f"ppo:{path}"
         return agent
 

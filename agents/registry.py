@@ -109,11 +109,14 @@ register("human", _human)
 register("sb3", lambda *a, **kw: _load("meeplezoo.agents.sb3:make_sb3")(*a, **kw))  # plain SB3 models
 
 
-def make(spec: str, game: str | None = None, *, num_players: int | None = None, seed: int | None = None) -> Agent:
-    """Build an agent from its spec for ``game`` (a registry id)."""
+def make(spec: str, game: Any = None, *, num_players: int | None = None, seed: int | None = None) -> Agent:
+    """Build an agent from its spec for ``game``: a registry id, or a Game object (then a checkpoint is
+    checked against its rule options too, not only its name and player count)."""
     name, args, kwargs = parse_spec(spec)
     if name not in _FACTORIES:
         raise ValueError(f"unknown agent {name!r} in spec {spec!r}; known agents: {', '.join(_FACTORIES)}")
+    if name != "ppo" and game is not None and not isinstance(game, str):
+        game = game.name
     try:
         agent = _FACTORIES[name](*args, game=game, num_players=num_players, seed=seed, **kwargs)
     except TypeError as e:

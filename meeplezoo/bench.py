@@ -148,9 +148,11 @@ def format_results(res: dict[str, Any]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    from meeplezoo.cli import float_arg, output_file
+
+    p.add_argument("--seconds", type=float_arg(0, lo_open=True), default=3.0, help="time per measurement")
     p.add_argument("--game", dest="games", action="append", help="only this game (repeatable)")
-    p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    p.add_argument("--json", metavar="FILE", type=output_file, help="also write the results as JSON")
     p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                    help="wall time (default) or this process's CPU time (steadier on a busy machine)")
     args = p.parse_args(argv)

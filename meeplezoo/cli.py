@@ -16,8 +16,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import math
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from meeplezoo.agents.registry import parse_value
@@ -28,6 +30,101 @@ EXTRA_COMMANDS: dict[str, str] = {
     "evaluate": "meeplezoo.training.ppo_cli",
     "league": "meeplezoo.training.league_cli",
 }
+
+
+# -- argument types: a bad number or output path is an argparse error naming the flag, before anything runs --
+#: seeds are non-negative integers below this
+SEED_LIMIT = 2**64
+
+
+def int_arg(lo: int | None = None, hi: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an integer in ``[lo, hi]`` (either bound optional)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            want = (f"between {lo} and {hi}" if lo is not None and hi is not None
+                    else f">= {lo}" if lo is not None else f"<= {hi}")
+            raise argparse.ArgumentTypeError(f"must be an integer {want}, got {text}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def float_arg(lo: float | None = None, hi: float | None = None, *, lo_open: bool = False) -> Callable[[str], float]:
+    """An argparse type: a finite number ``>= lo`` (``> lo`` with ``lo_open``) and ``<= hi``."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        low_bad = lo is not None and (value <= lo if lo_open else value < lo)
+        if not math.isfinite(value) or low_bad or (hi is not None and value > hi):
+            parts = ([f"{'>' if lo_open else '>='} {lo:g}"] if lo is not None else []) + \
+                ([f"<= {hi:g}"] if hi is not None else [])
+            raise argparse.ArgumentTypeError(f"must be a finite number {' and '.join(parts)}, got {text}".rstrip())
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+def seed_arg(text: str) -> int:
+    """An argparse type: a seed, a non-negative integer below 2**64."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a seed must be an integer, got {text!r}") from None
+    if not 0 <= value < SEED_LIMIT:
+        raise argparse.ArgumentTypeError(f"a seed must be a non-negative integer below 2**64, got {text}")
+    return value
+
+
+def _writable_dir(directory: str) -> str | None:
+    """Why files cannot be written in ``directory`` (None: they can)."""
+    if not os.path.exists(directory):
+        return f"directory {directory!r} does not exist"
+    if not os.path.isdir(directory):
+        return f"{directory!r} is not a directory"
+    if not os.access(directory, os.W_OK | os.X_OK):
+        return f"directory {directory!r} is not writable"
+    return None
+
+
+def output_file(text: str) -> str:
+    """An argparse type: a file this command can write (its directory exists and is writable)."""
+    if not text:
+        raise argparse.ArgumentTypeError("expected a file name")
+    if os.path.isdir(text):
+        raise argparse.ArgumentTypeError(f"{text!r} is a directory, not a file")
+    if os.path.exists(text) and not os.access(text, os.W_OK):
+        raise argparse.ArgumentTypeError(f"{text!r} is not writable")
+    problem = _writable_dir(os.path.dirname(text) or ".")
+    if problem:
+        raise argparse.ArgumentTypeError(f"cannot write {text!r}: {problem}")
+    return text
+
+
+def output_dir(text: str) -> str:
+    """An argparse type: a folder this command can fill (existing, or creatable in an existing writable folder)."""
+    if not text:
+        raise argparse.ArgumentTypeError("expected a folder name")
+    path = os.path.abspath(text)
+    if os.path.exists(path):
+        problem = _writable_dir(path)
+    else:
+        parent = os.path.dirname(path)
+        while not os.path.exists(parent) and os.path.dirname(parent) != parent:
+            parent = os.path.dirname(parent)  # missing folders above are created too
+        problem = _writable_dir(parent)
+        if problem:
+            problem = f"cannot create {text!r}: {problem}"
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return text
 
 
 def parse_options(items: Sequence[str] | None) -> dict[str, Any]:
@@ -44,7 +141,7 @@ def parse_options(items: Sequence[str] | None) -> dict[str, Any]:
 def add_game_args(p: argparse.ArgumentParser, game_positional: bool = True) -> None:
     if game_positional:
         p.add_argument("game", help="game id (see `meeplezoo list`)")
-    p.add_argument("--players", type=int, default=None, help="number of players")
+    p.add_argument("--players", type=int_arg(1), default=None, help="number of players")
     p.add_argument("--variant", default=None, help="variant (haus_der_sonne: base|tactical)")
     p.add_argument("--version", dest="game_version", default=None, help="version (asara: base|professional)")
     p.add_argument("--option", "-o", action="append", metavar="NAME=VALUE", help="a rule option (repeatable)")
@@ -73,7 +170,7 @@ def build_agents(specs: list[str], game, seed: int | None) -> list:
         specs = specs * n
     if len(specs) != n:
         raise SystemExit(f"error: {len(specs)} agents given for {n} players ({', '.join(specs)})")
-    return [make_agent(s, game.name, num_players=n, seed=None if seed is None else seed * 1000 + i)
+    return [make_agent(s, game, num_players=n, seed=None if seed is None else seed * 1000 + i)
             for i, s in enumerate(specs)]
 
 
@@ -142,21 +239,19 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def load_replay(path: str) -> tuple[Any, list, dict]:
     """Read a replay file and re-create the positions: (game, [state_0 ... state_T], doc)."""
-    from meeplezoo.registry import make_game
+    from meeplezoo.envs.core.replay import states_from_replay
 
     try:
         with open(path) as f:
             doc = json.load(f)
-        game_name, config, seed, actions = doc["game"], dict(doc["config"]), doc["seed"], doc["actions"]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise SystemExit(f"error: cannot read replay {path}: {e}") from None
-    n = config.pop("num_players", None)
-    game = make_game(game_name, n, **config)
-    state = game.new_state(seed)
-    states = [state.clone()]
-    for a in actions:
-        state.apply(a)
-        states.append(state.clone())
+    except OSError as e:
+        raise ValueError(f"cannot read replay {path}: {e.strerror or e}") from None
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ValueError(f"replay {path} is not JSON: {e}") from None
+    try:
+        game, states = states_from_replay(doc)
+    except ValueError as e:
+        raise ValueError(f"replay {path}: {e}") from None
     return game, states, doc
 
 
@@ -231,8 +326,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("play", help="play one game in the terminal")
     add_game_args(p)
     p.add_argument("--agents", default="heuristic,random", help="comma-separated agent specs, one per seat")
-    p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--replay", metavar="FILE", help="write the (config, seed, actions) replay here")
+    p.add_argument("--seed", type=seed_arg, default=None)
+    p.add_argument("--replay", metavar="FILE", type=output_file, help="write the (config, seed, actions) replay here")
     p.add_argument("--show", action="store_true", help="print every decision (default with a human seat)")
     p.add_argument("--quiet", action="store_true", help="print only the result")
     p.set_defaults(func=cmd_play)
@@ -241,25 +336,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file")
     p.add_argument("--step", action="store_true", help="wait for enter after each decision")
     p.add_argument("--brief", action="store_true", help="print the decisions, only the final position")
-    p.add_argument("--html", metavar="FILE", help="write a self-contained HTML replay viewer")
-    p.add_argument("--gif", metavar="FILE", help="write an animated GIF")
-    p.add_argument("--frames", metavar="DIR", help="write one PNG per position")
-    p.add_argument("--colors", type=int, default=None, help="HTML: palette frames (e.g. 256) for smaller files")
+    p.add_argument("--html", metavar="FILE", type=output_file, help="write a self-contained HTML replay viewer")
+    p.add_argument("--gif", metavar="FILE", type=output_file, help="write an animated GIF")
+    p.add_argument("--frames", metavar="DIR", type=output_dir, help="write one PNG per position")
+    p.add_argument("--colors", type=int_arg(2, 256), default=None,
+                   help="HTML: palette frames (e.g. 256) for smaller files")
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("arena", help="play many games with rotated seats and print win rates")
     add_game_args(p)
     p.add_argument("--agents", required=True, help="comma-separated agent specs, one per seat")
-    p.add_argument("--games", type=int, default=100)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--json", metavar="FILE", help="also write the table as JSON")
+    p.add_argument("--games", type=int_arg(1), default=100)
+    p.add_argument("--seed", type=seed_arg, default=0)
+    p.add_argument("--json", metavar="FILE", type=output_file, help="also write the table as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_arena)
 
     p = sub.add_parser("bench", help="throughput of every game beside PettingZoo's connect_four_v3")
-    p.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    p.add_argument("--seconds", type=float_arg(0, lo_open=True), default=3.0, help="time per measurement")
     p.add_argument("--game", dest="games", action="append", help="only this game (repeatable)")
-    p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    p.add_argument("--json", metavar="FILE", type=output_file, help="also write the results as JSON")
     p.add_argument("--clock", choices=("wall", "cpu"), default="wall", help="wall time or process CPU time")
     p.set_defaults(func=cmd_bench)
 

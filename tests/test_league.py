@@ -359,7 +359,9 @@ def test_checkpoint_for_another_game_is_refused(tmp_path):
         pytest.skip(f"the PPO agent has not landed yet ({e})")
     ckpt = tmp_path / "hds.zip"
     with zipfile.ZipFile(ckpt, "w") as zf:
-        zf.writestr("meeplezoo.json", json.dumps({"format": 1, "game": "haus_der_sonne", "num_players": 2}))
+        zf.writestr("meeplezoo.json", json.dumps({"format": 1, "game": "haus_der_sonne", "num_players": 2,
+                                                  "options": {}, "observation_version": 1, "observation_size": 4,
+                                                  "num_actions": 2, "net_arch": {"pi": [4]}}))
     db = str(tmp_path / "l.sqlite")
     with pytest.raises(ValueError, match="haus_der_sonne"):
         run_league(LeagueConfig(game="kerala", num_players=2, agents=["random", f"ppo:{ckpt}"]), db, 4,

@@ -78,7 +78,7 @@ def test_states_from_replay_rejects_bad_documents():
         replay.states_from_replay({"game": "toy"}, game=game)
     doc = result.replay()
     doc["actions"] = doc["actions"][:3] + [99]
-    with pytest.raises(ValueError, match="decision 4"):
+    with pytest.raises(ValueError, match="action 99 at step 4 is not legal"):
         replay.states_from_replay(doc, game=game)
     with pytest.raises(ValueError, match="not 'toy'"):
         replay.states_from_replay({**result.replay(), "game": "kerala"}, game=game)
@@ -501,3 +501,78 @@ def test_viewer_for_each_game(browser, tmp_path, name):
     shot = tmp_path / f"{name}.png"
     shot.write_bytes(browser.screenshot())
     assert png_pixels(shot.read_bytes()).std() > 5
+
+
+# -- malformed and edited replays ------------------------------------------------------------------
+@pytest.mark.parametrize("change, message", [
+    (lambda d: d.update(actions="1,2,3"), "field 'actions' must be a list of action numbers, got a str"),
+    (lambda d: d.update(actions={"0": 1}), "field 'actions' must be a list"),
+    (lambda d: d.update(actions=[1, "x"]), "field 'actions': entry 1 \\(step 2\\) is 'x'"),
+    (lambda d: d.update(actions=[True]), "field 'actions': entry 0"),
+    (lambda d: d.update(seed="7"), "field 'seed' must be a non-negative integer, got '7'"),
+    (lambda d: d.update(seed=-1), "field 'seed' must be a non-negative integer"),
+    (lambda d: d.update(config=[2]), "field 'config' must be an object"),
+    (lambda d: d.update(game=3), "field 'game' must be a game id"),
+    (lambda d: d.pop("actions"), "field\\(s\\) 'actions' missing"),
+])
+def test_malformed_replay_names_the_field(change, message):
+    game, _, result = toy_replay()
+    doc = result.replay()
+    change(doc)
+    with pytest.raises(ValueError, match=message):
+        replay.states_from_replay(doc, game=game if doc.get("game") == "toy" else None)
+
+
+def test_replay_that_is_not_an_object():
+    with pytest.raises(ValueError, match="a replay is a JSON object .* not a list"):
+        replay.states_from_replay([1, 2, 3])
+
+
+def test_edited_seed_or_configuration_is_reported_as_a_mismatch():
+    game, _, result = toy_replay()
+    doc = result.replay()
+    edited = {**doc, "seed": doc["seed"] + 1}
+    with pytest.raises(replay.ReplayMismatchError,
+                       match=r"replay does not match its configuration or seed: (action \d+ at step \d+ is not legal|"
+                             r"the actions end with scores)"):
+        replay.states_from_replay(edited, game=game)
+    # the recorded scores catch an edit that happens to stay legal
+    with pytest.raises(replay.ReplayMismatchError, match="the actions end with scores"):
+        replay.states_from_replay({**doc, "scores": [s + 1 for s in doc["scores"]]}, game=game)
+    with pytest.raises(replay.ReplayMismatchError, match="the game ends after step"):
+        replay.states_from_replay({**doc, "actions": doc["actions"] + [0]}, game=game)
+
+
+def _landed_game():
+    for name in meeplezoo.list_envs():
+        try:
+            return meeplezoo.make_game(name)
+        except ImportError:
+            continue
+    pytest.skip("no game has landed yet")
+
+
+def test_cli_replay_reports_malformed_and_edited_files_in_one_line(tmp_path, capsys):
+    from meeplezoo import cli
+
+    game = _landed_game()
+    path = tmp_path / "g.json"
+    assert cli.main(["play", game.name, "--agents", "random", "--seed", "5", "--replay", str(path), "--quiet"]) == 0
+    doc = json.loads(path.read_text())
+    capsys.readouterr()
+    cases = [
+        ({**doc, "actions": "oops"}, "field 'actions' must be a list"),
+        ({**doc, "seed": doc["seed"] + 1}, "replay does not match its configuration or seed"),
+        ({**doc, "actions": doc["actions"][:5] + [10**6]}, f"action {10**6} at step 6 is not legal"),
+        ({**doc, "config": {**doc["config"], "no_such_option": 1}}, "no_such_option"),
+    ]
+    for edited, message in cases:
+        path.write_text(json.dumps(edited))
+        assert cli.main(["replay", str(path), "--brief"]) == 2
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and str(path) in err and message in err, err
+    path.write_text("{not json")
+    assert cli.main(["replay", str(path)]) == 2
+    assert "is not JSON" in capsys.readouterr().err
+    assert cli.main(["replay", str(tmp_path / "missing.json")]) == 2
+    assert "No such file" in capsys.readouterr().err

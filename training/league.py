@@ -169,8 +169,9 @@ class ResolvedLeague:
             raise ValueError(f"game must be a registry id or a Game object, got {game!r}")
         self.game = game
         n = game.num_players
-        if isinstance(config.seed, bool) or not isinstance(config.seed, (int, np.integer)) or config.seed < 0:
-            raise ValueError(f"league seed must be an int >= 0, got {config.seed!r}")
+        if isinstance(config.seed, bool) or not isinstance(config.seed, (int, np.integer)) \
+                or not 0 <= config.seed < 2**64:
+            raise ValueError(f"league seed must be a non-negative integer below 2**64, got {config.seed!r}")
         if isinstance(config.agents, str):
             raise ValueError("agents must be a list of specs (split a comma-separated string first)")
         entries = [parse_agent_entry(e) for e in config.agents]
@@ -204,7 +205,7 @@ class ResolvedLeague:
 
         for rec in self.records:
             try:
-                agent = make(rec.spec, self.game.name, num_players=self.game.num_players, seed=0)
+                agent = make(rec.spec, self.game, num_players=self.game.num_players, seed=0)
             except ValueError as e:
                 raise ValueError(f"agent {rec.name!r}: {e}") from None
             except (OSError, ImportError, KeyError, RuntimeError) as e:
@@ -364,7 +365,7 @@ def play_task(spec: WorkerSpec | None, task: MatchTask) -> StoredMatch:
     agents = []
     for seat, a in enumerate(task.seats):
         name, agent_spec = spec.agents[a]
-        agent = make(agent_spec, game.name, num_players=n, seed=int(seeds[seat]))
+        agent = make(agent_spec, game, num_players=n, seed=int(seeds[seat]))
         agent.name = name
         agents.append(agent)
     t0 = time.perf_counter()
@@ -435,6 +436,9 @@ class RayExecutor:
                 where = f"the Ray cluster at {address!r}" if address else "a local Ray instance"
                 raise ValueError(f"cannot start or reach {where}: {type(e).__name__}: {e}") from None
             self.started = True
+        self.watchdog: Any = None
+        if self.started and address is None and not os.environ.get("RAY_ADDRESS"):
+            self.watchdog = _start_ray_watchdog(ray)
         self.remote = ray.remote(num_cpus=1)(play_task)
         self.spec_ref = ray.put(spec)
 
@@ -444,6 +448,33 @@ class RayExecutor:
     def shutdown(self) -> None:
         if self.started:
             self.ray.shutdown()
+        if self.watchdog is not None:  # closing its pipe: it ends whatever of the session is left, then exits
+            self.watchdog.stdin.close()
+            try:
+                self.watchdog.wait(timeout=10)
+            except Exception:  # noqa: BLE001 - it finishes on its own
+                pass
+            self.watchdog = None
+
+
+def _start_ray_watchdog(ray: Any) -> Any:
+    """A process that ends the local Ray instance when this one dies (see :mod:`.ray_watchdog`), or None."""
+    import subprocess
+    import sys
+
+    try:
+        session_dir = ray._private.worker._global_node.get_session_dir_path()
+    except AttributeError:  # another Ray version: no way to name the session
+        return None
+    if not session_dir or not os.path.isdir("/proc"):
+        return None
+    try:
+        return subprocess.Popen([sys.executable, "-m", "meeplezoo.training.ray_watchdog", session_dir,
+                                 str(os.getpid())],
+                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+    except OSError:
+        return None
 
 
 def check_run_args(matches: int | None, workers: int, backend: str, address: str | None) -> None:
@@ -512,9 +543,9 @@ class League:
 
     def _run(self, matches: int, workers: int, backend: str, address: str | None, progress: bool,
              on_match: Callable[[StoredMatch], None] | None, executor: Any) -> Standings:
+        stored = {m.index: m for m in self.storage.matches(with_actions=False)}  # read (and check) before writing
         if matches > self.storage.target_matches:
             self.storage.set_target(matches)
-        stored = {m.index: m for m in self.storage.matches(with_actions=False)}
         R = self.resolved.round_size
         rounds = -(-matches // R)
         tracker = RatingTracker(self.names, self.resolved.rating)
@@ -546,22 +577,18 @@ class League:
                 if missing:
                     if executor is None:
                         executor = make_executor(self.resolved.worker_spec(), backend, workers, address)
-                    futures = {executor.submit(t): t for t in missing}
-                    failed: tuple[MatchTask, BaseException] | None = None
+                    failed: list[tuple[MatchTask, BaseException]] = []
+                    futures: dict[cf.Future, MatchTask] = {}
+                    for t in missing:
+                        fut = executor.submit(t)
+                        if fut.done():  # played inline: store it before the next one starts
+                            self._finish(fut, t, stored, failed, on_match, bar)
+                        else:
+                            futures[fut] = t
                     for fut in cf.as_completed(futures):
-                        try:
-                            m = fut.result()
-                        except Exception as e:  # noqa: BLE001 - keep the round's other matches, then report
-                            failed = failed or (futures[fut], e)
-                            continue
-                        self.storage.add_match(m)
-                        stored[m.index] = m
-                        if on_match is not None:
-                            on_match(m)
-                        if bar is not None:
-                            bar.update(1)
-                    if failed is not None:
-                        t, e = failed
+                        self._finish(fut, futures[fut], stored, failed, on_match, bar)
+                    if failed:
+                        t, e = failed[0]
                         raise RuntimeError(f"league match {t.index} (seed {t.seed}, seats "
                                            f"{[self.names[a] for a in t.seats]}) failed: {type(e).__name__}: {e}; "
                                            "the other matches are stored, --resume retries it") from e
@@ -573,6 +600,22 @@ class League:
             if bar is not None:
                 bar.close()
         return self.standings(tracker if len(stored) == tracker.matches else None)
+
+    def _finish(self, fut: cf.Future, task: MatchTask, stored: dict[int, StoredMatch],
+                failed: list[tuple[MatchTask, BaseException]], on_match: Callable[[StoredMatch], None] | None,
+                bar: Any) -> None:
+        """Commit one finished match at once (whatever the backend), or note its failure."""
+        try:
+            m = fut.result()
+        except Exception as e:  # noqa: BLE001 - keep the round's other matches, then report
+            failed.append((task, e))
+            return
+        self.storage.add_match(m)
+        stored[m.index] = m
+        if on_match is not None:
+            on_match(m)
+        if bar is not None:
+            bar.update(1)
 
     def stored_matches(self, *, with_actions: bool = True) -> list[StoredMatch]:
         return self.storage.matches(with_actions=with_actions)
@@ -628,6 +671,11 @@ def prepare_league(db: str, config: LeagueConfig | None = None, *, resume: bool 
         return resolved
     if config is None:
         raise ValueError("a new league needs a configuration (game and agents)")
+    parent = os.path.dirname(os.path.abspath(db))
+    if not os.path.isdir(parent):
+        raise ValueError(f"cannot create the league database {db!r}: directory {parent!r} does not exist")
+    if os.path.isdir(db):
+        raise ValueError(f"cannot create the league database {db!r}: it is a directory")
     resolved = ResolvedLeague(config)
     if exists:
         try:
@@ -654,10 +702,10 @@ def open_league(db: str, config: LeagueConfig | None = None, *, resume: bool = F
     return _open_resolved(db, resolved, resume)
 
 
-def _open_resolved(db: str, resolved: ResolvedLeague, resume: bool) -> League:
+def _open_resolved(db: str, resolved: ResolvedLeague, resume: bool, target: int | None = None) -> League:
     if resume:
         return League(resolved, LeagueStorage.open(db))
-    return League(resolved, LeagueStorage.create(db, resolved.identity, resolved.records))
+    return League(resolved, LeagueStorage.create(db, resolved.identity, resolved.records, target=target or 0))
 
 
 def run_league(config: LeagueConfig | None, db: str, matches: int | None = None, *, resume: bool = False,
@@ -674,7 +722,7 @@ def run_league(config: LeagueConfig | None, db: str, matches: int | None = None,
     # start (or reach) the workers before the database is written: an unreachable cluster leaves no trace
     executor = make_executor(resolved.worker_spec(), backend, workers, address)
     try:
-        league = _open_resolved(db, resolved, resume)
+        league = _open_resolved(db, resolved, resume, matches)  # a new league is created with its target
         try:
             target = matches if matches is not None else league.storage.target_matches
             league.run(target, workers=workers, backend=backend, address=address, progress=progress,

@@ -19,7 +19,7 @@ from typing import Any
 
 def add_parser(subparsers: Any) -> None:
     """Register ``league`` and its subcommands."""
-    from meeplezoo.cli import add_game_args
+    from meeplezoo.cli import add_game_args, float_arg, int_arg, output_file, seed_arg
 
     league = subparsers.add_parser("league", help="self-play leagues: run, table, plot")
     sub = league.add_subparsers(dest="league_command", required=True)
@@ -32,31 +32,33 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--agents", default=None,
                    help="comma-separated agent specs, optionally labelled label=spec "
                         "(e.g. random,heuristic,mcts:sims=200,best=ppo:runs/kerala/best.zip)")
-    p.add_argument("--matches", type=int, default=None, help="total matches the league should hold")
+    p.add_argument("--matches", type=int_arg(0), default=None, help="total matches the league should hold")
     p.add_argument("--db", required=True, help="SQLite file of the league")
     p.add_argument("--resume", action="store_true", help="continue the league stored in --db")
-    p.add_argument("--workers", type=int, default=1, help="parallel matches (process pool, or Ray CPUs)")
+    p.add_argument("--workers", type=int_arg(1), default=1, help="parallel matches (process pool, or Ray CPUs)")
     p.add_argument("--backend", choices=("process", "ray"), default="process")
     p.add_argument("--address", default=None, help="Ray cluster address (e.g. auto); default: a local instance")
-    p.add_argument("--seed", type=int, default=None, help="league seed (default 0)")
-    p.add_argument("--round-size", type=int, default=None,
+    p.add_argument("--seed", type=seed_arg, default=None, help="league seed (default 0)")
+    p.add_argument("--round-size", type=int_arg(1), default=None,
                    help="matches per scheduling round (multiple of the player count; default players * max(4, agents))")
     p.add_argument("--rating-model", default=None,
                    help="openskill model: plackett_luce (default), bradley_terry_full, bradley_terry_part, "
                         "thurstone_mosteller_full, thurstone_mosteller_part")
-    p.add_argument("--tau", type=float, default=None, help="openskill dynamics factor (default 0: frozen agents)")
+    p.add_argument("--tau", type=float_arg(0), default=None,
+                   help="openskill dynamics factor (default 0: frozen agents)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("table", help="the league table: ratings with intervals, head to head, seats")
     p.add_argument("--db", required=True)
-    p.add_argument("--csv", metavar="FILE", help="also write the agent table as CSV")
-    p.add_argument("--json", metavar="FILE", help="also write everything (ratings, head to head, seats) as JSON")
+    p.add_argument("--csv", metavar="FILE", type=output_file, help="also write the agent table as CSV")
+    p.add_argument("--json", metavar="FILE", type=output_file,
+                   help="also write everything (ratings, head to head, seats) as JSON")
     p.set_defaults(func=cmd_table)
 
     p = sub.add_parser("plot", help="ratings over the matches and the head-to-head heatmap (matplotlib)")
     p.add_argument("--db", required=True)
-    p.add_argument("--out", default="ratings.png", help="image file (png, svg, pdf)")
+    p.add_argument("--out", default="ratings.png", type=output_file, help="image file (png, svg, pdf)")
     p.set_defaults(func=cmd_plot)
 
 

@@ -81,6 +81,22 @@ PPO_DEFAULTS: dict[str, Any] = {
 }
 
 
+#: seeds are non-negative integers below this (as on the command line)
+SEED_LIMIT = 2**64
+
+
+def offset_seed(seed: int, offset: int) -> int:
+    """``seed + offset``, wrapped to stay a valid seed (unchanged for all but seeds near 2**64)."""
+    return (int(seed) + int(offset)) % SEED_LIMIT
+
+
+def sb3_seed(seed: int) -> int:
+    """The seed handed to stable-baselines3, which seeds numpy's legacy generator (below 2**32 only)."""
+    if seed < 2**32:
+        return seed
+    return int(np.random.SeedSequence(seed).generate_state(1, dtype=np.uint32)[0])
+
+
 # -- 1. game, opponents, network ------------------------------------------------------------
 def heuristic_available(game: Game) -> bool:
     """Whether ``heuristic`` builds for this game (engines and heuristics land separately)."""
@@ -184,7 +200,7 @@ def make_vec_env(game: Game, pool: OpponentPool, n_envs: int, vec: str, seed: in
         raise ValueError(f"vec must be 'auto', 'subproc' or 'dummy', got {vec!r}")
     if vec == "auto":
         vec = "subproc" if n_envs > 1 and (os.cpu_count() or 1) > 1 else "dummy"
-    fns = [_env_factory(game, pool.state_dict(), seed + 1009 * i, reward_mode) for i in range(n_envs)]
+    fns = [_env_factory(game, pool.state_dict(), offset_seed(seed, 1009 * i), reward_mode) for i in range(n_envs)]
     if vec == "dummy":
         return VecMonitor(DummyVecEnv(fns))
     # fork where the OS has it: workers start at once, and scripts need no `if __name__ == "__main__"`
@@ -207,8 +223,9 @@ def evaluate(agent: Agent, game: Game, against: Sequence[str] = DEFAULT_EVAL_AGA
     learner = _Labelled(agent, "learner")
     n = game.num_players
     for k, spec in enumerate(against):
-        opponents = [make_agent(spec, game.name, num_players=n, seed=seed * 7 + 1000 * k + i) for i in range(n - 1)]
-        stats, _ = run_arena(game, [learner, *opponents], games, seed=seed + 7919 * k, progress=progress,
+        opponents = [make_agent(spec, game, num_players=n, seed=offset_seed(seed * 7, 1000 * k + i))
+                     for i in range(n - 1)]
+        stats, _ = run_arena(game, [learner, *opponents], games, seed=offset_seed(seed, 7919 * k), progress=progress,
                              desc=f"against {spec}")
         st = stats["learner"]
         st.name = spec
@@ -422,6 +439,9 @@ def train(
                             ("final_eval_games", final_eval_games, 0), ("keep_last", keep_last, 1)):
         if isinstance(value, bool) or not isinstance(value, int) or value < lo:
             raise ValueError(f"{name} must be an int >= {lo}, got {value!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < SEED_LIMIT:
+        raise ValueError(f"seed must be a non-negative integer below 2**64, got {seed!r}")
+    seed = int(seed)
     if activation not in ("tanh", "relu"):
         raise ValueError(f"activation must be 'tanh' or 'relu', got {activation!r}")
     if time_limit is not None and not time_limit > 0:
@@ -439,7 +459,7 @@ def train(
     pool.check()  # a bad spec fails here, not in a worker
     eval_against = list(eval_against) if eval_against is not None else default_eval_against(game)
     for spec in eval_against:
-        make_agent(spec, game.name, num_players=game.num_players, seed=0)
+        make_agent(spec, game, num_players=game.num_players, seed=0)
     net_arch = list(net_arch) if net_arch is not None else default_net_arch(game.observation_shape[0],
                                                                             game.num_actions)
     if not net_arch or any(isinstance(w, bool) or not isinstance(w, int) or w < 1 for w in net_arch):
@@ -456,7 +476,10 @@ def train(
     if eval_freq is None:
         eval_freq = max(n_steps * n_envs, timesteps // 5)
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:  # a file in the way, no permission: say so before anything is trained
+        raise ValueError(f"cannot create the run folder {str(out)!r}: {e.strerror or e}") from None
     config = {"game": game.name, "config": game.config, "opponents": fixed, "timesteps": timesteps,
               "self_play": self_play, "self_play_weight": self_play_weight, "keep_last": keep_last,
               "eval_against": eval_against, "eval_games": eval_games, "eval_freq": eval_freq,
@@ -471,7 +494,7 @@ def train(
     env = make_vec_env(game, pool, n_envs, vec, seed, reward_mode)
     try:
         model = MaskablePPO(
-            "MlpPolicy", env, n_steps=n_steps, seed=seed, device="cpu", verbose=0,
+            "MlpPolicy", env, n_steps=n_steps, seed=sb3_seed(seed), device="cpu", verbose=0,
             tensorboard_log=str(out / "tb") if tensorboard else None,
             policy_kwargs=policy_kwargs(net_arch, activation),
             **hp,
@@ -480,7 +503,7 @@ def train(
                                    opponents=fixed, self_play=self_play)
         callback = TrainingCallback(
             game, pool, out, meta, eval_against=eval_against, eval_games=eval_games, eval_freq=eval_freq,
-            eval_seed=seed + 1, self_play=self_play, snapshot_freq=snapshot_freq or eval_freq,
+            eval_seed=offset_seed(seed, 1), self_play=self_play, snapshot_freq=snapshot_freq or eval_freq,
             time_limit=time_limit, eval_interval_s=eval_interval_s, verbose=verbose,
         )
         t0 = time.monotonic()
@@ -496,7 +519,7 @@ def train(
     final_eval = None
     if final_eval_games and eval_against:
         agent = PPOAgent.load(best_path or final_path, game=game)
-        final_eval = evaluate(agent, game, eval_against, final_eval_games, seed=seed + 1_000_003)
+        final_eval = evaluate(agent, game, eval_against, final_eval_games, seed=offset_seed(seed, 1_000_003))
     result = TrainResult(out, final_path, best_path, int(model.num_timesteps), wall, callback.evaluations,
                          final_eval, callback.stopped_by_time_limit)
     with open(out / "result.json", "w") as f:

@@ -25,7 +25,7 @@ def _widths(text: str) -> list[int]:
 
 
 def add_parser(subparsers: Any) -> None:
-    from meeplezoo.cli import add_game_args
+    from meeplezoo.cli import add_game_args, float_arg, int_arg, output_dir, output_file, seed_arg
 
     p = subparsers.add_parser("train", help="train a MaskablePPO baseline on one seat of a game",
                               description="Train MaskablePPO against weighted opponents (and itself with "
@@ -35,35 +35,39 @@ def add_parser(subparsers: Any) -> None:
                    help="weighted opponent specs, e.g. random:1,heuristic:2,mcts:sims=50:1 (the weight is the last "
                         "':' part when it is a number; default random:1,heuristic:1)")
     p.add_argument("--self-play", action="store_true", help="add frozen snapshots of the learner to the opponents")
-    p.add_argument("--self-play-weight", type=float, default=None,
+    p.add_argument("--self-play-weight", type=float_arg(0), default=None,
                    help="total weight of the snapshots (default: the fixed opponents' total)")
-    p.add_argument("--keep-last", type=int, default=5, help="snapshots kept in the pool (plus the best)")
-    p.add_argument("--snapshot-freq", type=int, default=None, help="steps between snapshots (default: eval freq)")
-    p.add_argument("--timesteps", type=int, default=20_000, help="learner decisions to train for")
-    p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS", help="stop training after this")
-    p.add_argument("--out", default=None, metavar="DIR", help="output folder (default runs/GAME)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--n-envs", type=int, default=2, help="parallel environments")
+    p.add_argument("--keep-last", type=int_arg(1), default=5, help="snapshots kept in the pool (plus the best)")
+    p.add_argument("--snapshot-freq", type=int_arg(1), default=None,
+                   help="steps between snapshots (default: eval freq)")
+    p.add_argument("--timesteps", type=int_arg(1), default=20_000, help="learner decisions to train for")
+    p.add_argument("--time-limit", type=float_arg(0, lo_open=True), default=None, metavar="SECONDS",
+                   help="stop training after this")
+    p.add_argument("--out", default=None, metavar="DIR", type=output_dir, help="output folder (default runs/GAME)")
+    p.add_argument("--seed", type=seed_arg, default=0)
+    p.add_argument("--n-envs", type=int_arg(1), default=2, help="parallel environments")
     p.add_argument("--vec", choices=("auto", "subproc", "dummy"), default="auto",
                    help="SubprocVecEnv or DummyVecEnv (auto: subproc when there are 2+ cores and envs)")
     p.add_argument("--reward-mode", choices=("win", "rank", "score"), default="win")
     p.add_argument("--eval-against", default=None, metavar="SPECS",
                    help="comma-separated evaluation opponents (default random,heuristic)")
-    p.add_argument("--eval-games", type=int, default=50, help="games per opponent at each evaluation (0: off)")
-    p.add_argument("--eval-freq", type=int, default=None, help="steps between evaluations (default: timesteps/5)")
-    p.add_argument("--eval-every-seconds", type=float, default=None, metavar="S",
+    p.add_argument("--eval-games", type=int_arg(0), default=50, help="games per opponent at each evaluation (0: off)")
+    p.add_argument("--eval-freq", type=int_arg(1), default=None,
+                   help="steps between evaluations (default: timesteps/5)")
+    p.add_argument("--eval-every-seconds", type=float_arg(0, lo_open=True), default=None, metavar="S",
                    help="evaluate by the clock instead (useful with --time-limit)")
-    p.add_argument("--final-eval-games", type=int, default=100, help="games per opponent to evaluate best.zip")
+    p.add_argument("--final-eval-games", type=int_arg(0), default=100, help="games per opponent to evaluate best.zip")
     p.add_argument("--net-arch", type=_widths, default=None, metavar="W,W",
                    help="hidden widths: first shared by actor and critic, the rest each's own")
     p.add_argument("--activation", choices=("tanh", "relu"), default="tanh")
-    p.add_argument("--lr", type=float, default=None, help="learning rate (default 3e-4)")
-    p.add_argument("--n-epochs", type=int, default=None, help="PPO epochs per update (default 4)")
-    p.add_argument("--rollout-steps", type=int, default=None, help="transitions per update, all envs (default 2048)")
-    p.add_argument("--batch-size", type=int, default=None, help="minibatch size (default 256)")
-    p.add_argument("--ent-coef", type=float, default=None, help="entropy bonus (default 0.01)")
-    p.add_argument("--gamma", type=float, default=None, help="discount (default 0.995)")
-    p.add_argument("--torch-threads", type=int, default=1, help="torch threads for the updates (default 1)")
+    p.add_argument("--lr", type=float_arg(0, lo_open=True), default=None, help="learning rate (default 3e-4)")
+    p.add_argument("--n-epochs", type=int_arg(1), default=None, help="PPO epochs per update (default 4)")
+    p.add_argument("--rollout-steps", type=int_arg(1), default=None,
+                   help="transitions per update, all envs (default 2048)")
+    p.add_argument("--batch-size", type=int_arg(1), default=None, help="minibatch size (default 256)")
+    p.add_argument("--ent-coef", type=float_arg(0), default=None, help="entropy bonus (default 0.01)")
+    p.add_argument("--gamma", type=float_arg(0, 1, lo_open=True), default=None, help="discount (default 0.995)")
+    p.add_argument("--torch-threads", type=int_arg(1), default=1, help="torch threads for the updates (default 1)")
     p.add_argument("--progress", action="store_true", help="show SB3's progress bar")
     p.add_argument("--no-tensorboard", action="store_true", help="do not write TensorBoard logs")
     p.add_argument("--quiet", action="store_true", help="print only the final evaluation")
@@ -77,10 +81,10 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--against", default=None, metavar="SPECS",
                    help="comma-separated opponent specs (default random,heuristic)")
-    p.add_argument("--games", type=int, default=200, help="games per opponent")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--games", type=int_arg(1), default=200, help="games per opponent")
+    p.add_argument("--seed", type=seed_arg, default=0)
     p.add_argument("--sampled", action="store_true", help="sample actions from the policy instead of the argmax")
-    p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    p.add_argument("--json", metavar="FILE", type=output_file, help="also write the results as JSON")
     p.set_defaults(func=cmd_evaluate)
 
 

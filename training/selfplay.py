@@ -184,7 +184,7 @@ class OpponentPool:
                 from meeplezoo.agents import make
 
                 try:
-                    agent = make(entry.spec, self.game.name, num_players=self.game.num_players, seed=seed)
+                    agent = make(entry.spec, self.game, num_players=self.game.num_players, seed=seed)
                 except ImportError as e:  # e.g. a game whose heuristic has not been written
                     raise ValueError(f"opponent {entry.spec!r} is not available for {self.game.name}: {e}") from None
             self._agents[key] = agent

@@ -32,7 +32,9 @@ import numpy as np
 from .game import Game, State
 
 __all__ = [
+    "ReplayMismatchError",
     "ReplayViewer",
+    "check_replay_document",
     "frame_image",
     "html_replay",
     "png_bytes",
@@ -44,33 +46,85 @@ __all__ = [
 
 
 # -- replays -> positions -----------------------------------------------------------
+REPLAY_FIELDS = ("game", "config", "seed", "actions")
+
+
+class ReplayMismatchError(ValueError):
+    """The replay's actions are not a game of its configuration and seed (it was edited, or is from elsewhere)."""
+
+
+def check_replay_document(doc: Any) -> tuple[str, dict[str, Any], int, list[int]]:
+    """``(game, config, seed, actions)`` of a replay document; ValueError naming the field that is wrong."""
+    if not isinstance(doc, dict):
+        raise ValueError(f"a replay is a JSON object with fields {', '.join(REPLAY_FIELDS)}, "
+                         f"not a {type(doc).__name__}")
+    missing = [k for k in REPLAY_FIELDS if k not in doc]
+    if missing:
+        raise ValueError(f"not a replay document: field(s) {', '.join(repr(k) for k in missing)} missing "
+                         f"(expected {', '.join(REPLAY_FIELDS)})")
+    name, config, seed, actions = doc["game"], doc["config"], doc["seed"], doc["actions"]
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"replay field 'game' must be a game id (a string), got {name!r}")
+    if not isinstance(config, dict):
+        raise ValueError(f"replay field 'config' must be an object of rule options, got {config!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"replay field 'seed' must be a non-negative integer, got {seed!r}")
+    if not isinstance(actions, list):
+        raise ValueError(f"replay field 'actions' must be a list of action numbers, got a {type(actions).__name__}")
+    for i, a in enumerate(actions):
+        if isinstance(a, bool) or not isinstance(a, int):
+            raise ValueError(f"replay field 'actions': entry {i} (step {i + 1}) is {a!r}, not an action number")
+    return name, dict(config), seed, list(actions)
+
+
 def states_from_replay(doc: dict[str, Any], game: Game | None = None) -> tuple[Game, list[State]]:
     """Re-create every position of a replay document: ``(game, [state_0, ..., state_T])``.
 
     ``doc`` has ``game``, ``config``, ``seed`` and ``actions`` (what
     ``MatchResult.replay()`` returns and ``meeplezoo play --replay`` writes).
+    A malformed document raises ValueError naming the field; actions that
+    are not a game of the configuration and seed (an edited replay) raise
+    :class:`ReplayMismatchError` naming the step and action.
     """
-    try:
-        name, config, seed, actions = doc["game"], dict(doc["config"]), doc["seed"], list(doc["actions"])
-    except (KeyError, TypeError) as e:
-        raise ValueError(f"not a replay document (expected keys game, config, seed, actions): {e}") from None
+    name, config, seed, actions = check_replay_document(doc)
     if game is None:
         from meeplezoo.registry import make_game
 
         n = config.pop("num_players", None)
-        game = make_game(name, n, **config)
+        try:
+            game = make_game(name, n, **config)
+        except ValueError as e:
+            raise ValueError(f"replay fields 'game'/'config' do not make a game: {e}") from None
+        except TypeError as e:
+            raise ValueError(f"replay field 'config' is not a configuration of {name!r}: {e}") from None
     elif game.name != name:
         raise ValueError(f"replay is for game {name!r}, not {game.name!r}")
     elif json.loads(json.dumps(game.config)) != json.loads(json.dumps(doc["config"])):
         raise ValueError(f"replay is for the configuration {doc['config']}, not {game.config}")
-    state = game.new_state(seed)
+    try:
+        state = game.new_state(seed)
+    except ValueError as e:
+        raise ValueError(f"replay field 'seed': {e}") from None
     states = [state.clone()]
+    mismatch = "replay does not match its configuration or seed"
     for i, a in enumerate(actions):
-        try:
-            state.apply(a)
-        except ValueError as e:
-            raise ValueError(f"replay does not replay: decision {i + 1}: {e}") from None
+        if state.is_terminal():
+            raise ReplayMismatchError(f"{mismatch}: the game ends after step {i}, but the replay has "
+                                      f"{len(actions)} actions")
+        if not 0 <= a < game.num_actions or not state.legal_mask()[a]:
+            raise ReplayMismatchError(f"{mismatch}: action {a} at step {i + 1} is not legal")
+        state.apply(a)
         states.append(state.clone())
+    recorded = doc.get("scores")
+    if recorded is not None and state.is_terminal():
+        got = [float(x) for x in state.scores()]
+        try:
+            same = [float(x) for x in recorded] == got
+        except (TypeError, ValueError):
+            raise ValueError(f"replay field 'scores' must be a list of numbers, got {recorded!r}") from None
+        if not same:
+            raise ReplayMismatchError(f"{mismatch}: the actions end with scores {got}, the replay records "
+                                      f"{recorded}")
     return game, states
 
 
