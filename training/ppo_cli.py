@@ -77,7 +77,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("checkpoint", help="a .zip written by `meeplezoo train`, or sb3:PATH for a plain "
                                       "stable-baselines3 model (then --game and --players say what it plays)")
     p.add_argument("--game", default=None, help="sb3:PATH only: the game id")
-    p.add_argument("--players", type=int, default=None, help="sb3:PATH only: the number of players")
+    p.add_argument("--players", type=int_arg(1), default=None, help="sb3:PATH only: the number of players")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--against", default=None, metavar="SPECS",
                    help="comma-separated opponent specs (default random,heuristic)")
