@@ -17,7 +17,18 @@ Single-observer ISMCTS (Cowling, Powley & Whitehouse, 2012) for 2-5 players:
   moves again, so any action decomposition works without game-specific code;
 * leaves are evaluated by a rollout (uniformly random, or any agent spec such as
   ``heuristic``) to the end, or to an optional depth cut-off where the
-  provisional ``scores()`` give a heuristic value.
+  provisional ``scores()`` give a heuristic value, or by an evaluator's values;
+* with a ``prior`` the selection is PUCT (Silver et al., 2017) with
+  availability counts: ``Q + c * P * sqrt(availability) / (1 + N)``, the prior
+  coming from the game heuristic's action scores (``prior="heuristic"``) or
+  from any object with a batched ``evaluate(states) -> (priors, values)``
+  (:class:`Evaluator`, the hook for a policy-value network); progressive
+  widening (``widen``) lets only the actions of highest prior compete until a
+  node has been visited often enough; the leaves of ``batch`` descents (kept
+  apart by virtual losses) go to the evaluator in one call.  Without a prior
+  the search is plain UCT as before.
+
+``make("mcts", game=...)`` is the tuned setting of the game (:data:`TUNED`).
 
 The hot path is ``clone``/``determinize`` plus ``legal_actions`` and
 ``_apply`` (called directly on the copies: their actions come from their own
@@ -52,12 +63,13 @@ REUSE_SEARCH_LIMIT = 512
 #: Options given in the spec replace these one by one; a given ``sims`` or ``time`` replaces the whole
 #: budget; ``mcts:preset=plain`` is the class defaults.
 TUNED: dict[str, dict[str, Any]] = {
-    "kerala": dict(time=0.5, prior="heuristic", prior_temp=1.0, c=1.5, rollout_depth=0, widen=2.0),
+    # 6 games each against the heuristic at 0.25 s per decision (a small sweep; see the README)
+    "kerala": dict(time=0.5, prior="heuristic", prior_temp=0.5, c=1.5, rollout_depth=0, widen=2.0),  # 0.92
     "haus_der_sonne": dict(time=0.5, prior="heuristic", prior_temp=0.5, c=1.5, rollout="heuristic",
-                           rollout_epsilon=0.1, rollout_depth=20),
-    "hawaii": dict(time=0.5, prior="heuristic", c=1.5, rollout_depth=20),
+                           rollout_epsilon=0.1, rollout_depth=20),  # 1.00 (random rollouts to the end: 1.00)
+    "hawaii": dict(time=0.5, rollout_depth=20),  # plain UCT 1.00, with the heuristic prior 0.83
     "asara": dict(time=0.5, prior="heuristic", prior_temp=1.0, c=1.5, rollout="heuristic", rollout_epsilon=0.1,
-                  rollout_depth=30),
+                  rollout_depth=30),  # 0.83 (heuristic rollouts to the end 0.83, random 0.67)
 }
 
 
@@ -126,6 +138,21 @@ class MCTSAgent(Agent):
       (always after a sub-decision of the same turn without chance).
     * ``reward_mode``: ``"win"`` (default), ``"rank"`` or ``"score"``: which
       terminal ``returns`` the search maximises.
+    * ``prior``: None (default: UCT), ``"uniform"``, ``"heuristic"`` (a softmax
+      over the game heuristic's ``action_scores`` at temperature ``prior_temp``;
+      where it scores nothing, ``prior_weight`` on the move it would play and
+      the rest uniform) or an :class:`Evaluator` (Python only).  The prior sees
+      only the determinization being searched.
+    * ``fpu``: an unvisited child's value is its parent's value for the mover
+      minus this (first-play urgency).
+    * ``widen``: progressive widening: at a node visited N times only the
+      ``ceil(widen * (N + 1) ** widen_alpha)`` legal actions of highest prior
+      are candidates (0: all).
+    * ``batch``: descents per evaluator call (virtual loss keeps them apart);
+      with rollouts it only changes the order of the work.
+
+    A decision with a single legal action (given by ``action_mask``) is
+    answered without a search.
     """
 
     uses_state = True
