@@ -322,10 +322,10 @@ class MCTSAgent(Agent):
             while True:
                 if sims is not None and done >= sims:
                     break
-                # stop when the next batch would probably end past the deadline (at the mean cost so far),
-                # so that decisions keep to the budget on average instead of overrunning by one batch
+                # stop when the next batch could end past the deadline (twice its mean cost so far: iteration
+                # costs are uneven where a prior is computed), so decisions keep to the budget on average
                 if deadline is not None and done > 0 and \
-                        _time.perf_counter() + (_time.perf_counter() - t0) * batch / done >= deadline:
+                        _time.perf_counter() + 2.0 * (_time.perf_counter() - t0) * batch / done >= deadline:
                     break
                 k = batch if sims is None else min(batch, sims - done)
                 ds = [determinize(player, rng) for _ in range(k)]

@@ -160,6 +160,19 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
+def markdown(rows: list[dict[str, Any]]) -> str:
+    """The summary rows as the README's table."""
+    out = ["| game | players | games | wins | win rate [95% CI] | goal | s/decision | sims/decision | runs |",
+           "|---|---:|---:|---:|---|---|---:|---:|---:|"]
+    for r in rows:
+        label = r["game"] + "".join(f" {v}" for v in r["rules"].values())
+        goal = "win rate >= 0.65, CI low > 0.5" if r["players"] == 2 else "first > 1/4, CI low > 0.25"
+        out.append(f"| {label} | {r['players']} | {r['games']} | {r['wins']:g} | {r['win_rate']:.3f} "
+                   f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}] | {goal} | {r['seconds_per_decision']:.3f} | "
+                   f"{r['simulations_per_decision']:.0f} | {r['runs']} |")
+    return "\n".join(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--config", action="append", help="only this configuration key (repeatable); keys: "
@@ -173,7 +186,12 @@ def main(argv: list[str] | None = None) -> int:
                    help="one JSON line per finished game (read back to resume)")
     p.add_argument("--json", default=os.path.join(RESULTS, "search_strength.json"), help="the summary rows")
     p.add_argument("--minutes", type=float, default=None, help="stop starting games after this long")
+    p.add_argument("--markdown", action="store_true", help="print the summary in --json as a table and stop")
     args = p.parse_args(argv)
+    if args.markdown:
+        with open(args.json) as f:
+            print(markdown(json.load(f)))
+        return 0
     configs = [c for c in CONFIGS if not args.config or c.key in args.config]
     unknown = set(args.config or []) - {c.key for c in configs}
     if unknown:
