@@ -243,6 +243,7 @@ class MCTSAgent(Agent):
         self.total_decisions = 0
         self.total_simulations = 0
         self.total_seconds = 0.0
+        self._overrun = 0.0  # how far recent timed decisions ran past the budget (seconds, moving average)
         self._clear_tree()
 
     # -- Agent protocol -------------------------------------------------------------------
@@ -299,7 +300,10 @@ class MCTSAgent(Agent):
             root = self._new_node()
         reused_visits = self._N[root]
         t0 = _time.perf_counter()
-        deadline = None if self.time_limit is None else t0 + self.time_limit
+        # the deadline is brought forward by the mean overrun of the recent decisions (a busy machine, uneven
+        # iterations), so that decisions keep to the budget on average
+        deadline = None if self.time_limit is None else t0 + self.time_limit - min(self._overrun,
+                                                                                    0.5 * self.time_limit)
         sims = self.sims
         rng = self.rng
         determinize = state.determinize
@@ -334,6 +338,8 @@ class MCTSAgent(Agent):
                 self._iterate_puct(ds, root)
                 done += k
         seconds = _time.perf_counter() - t0
+        if self.time_limit is not None:
+            self._overrun = max(0.0, 0.7 * self._overrun + 0.3 * (self._overrun + seconds - self.time_limit))
 
         na = game.num_actions
         visits = np.zeros(na, dtype=np.int64)
