@@ -17,7 +17,18 @@ Single-observer ISMCTS (Cowling, Powley & Whitehouse, 2012) for 2-5 players:
   moves again, so any action decomposition works without game-specific code;
 * leaves are evaluated by a rollout (uniformly random, or any agent spec such as
   ``heuristic``) to the end, or to an optional depth cut-off where the
-  provisional ``scores()`` give a heuristic value.
+  provisional ``scores()`` give a heuristic value, or by an evaluator's values;
+* with a ``prior`` the selection is PUCT (Silver et al., 2017) with
+  availability counts: ``Q + c * P * sqrt(availability) / (1 + N)``, the prior
+  coming from the game heuristic's action scores (``prior="heuristic"``) or
+  from any object with a batched ``evaluate(states) -> (priors, values)``
+  (:class:`Evaluator`, the hook for a policy-value network); progressive
+  widening (``widen``) lets only the actions of highest prior compete until a
+  node has been visited often enough; the leaves of ``batch`` descents (kept
+  apart by virtual losses) go to the evaluator in one call.  Without a prior
+  the search is plain UCT as before.
+
+``make("mcts", game=...)`` is the tuned setting of the game (:data:`TUNED`).
 
 The hot path is ``clone``/``determinize`` plus ``legal_actions`` and
 ``_apply`` (called directly on the copies: their actions come from their own
@@ -46,6 +57,20 @@ from .base import Agent
 MAX_ROLLOUT_STEPS = 100_000
 #: how many candidate nodes tree reuse may examine when matching the new position
 REUSE_SEARCH_LIMIT = 512
+
+#: what the spec ``mcts`` means for each game (the registry fills these in; the class's own defaults are
+#: the plain search): found by ``benchmarks/search_sweep.py``, results in ``benchmarks/results/search_sweep.json``.
+#: Options given in the spec replace these one by one; a given ``sims`` or ``time`` replaces the whole
+#: budget; ``mcts:preset=plain`` is the class defaults.
+TUNED: dict[str, dict[str, Any]] = {
+    # 6 games each against the heuristic at 0.25 s per decision (a small sweep; see the README)
+    "kerala": dict(time=0.5, prior="heuristic", prior_temp=0.5, c=1.5, rollout_depth=0, widen=2.0),  # 0.92
+    "haus_der_sonne": dict(time=0.5, prior="heuristic", prior_temp=0.5, c=1.5, rollout="heuristic",
+                           rollout_epsilon=0.1, rollout_depth=20),  # 1.00 (random rollouts to the end: 1.00)
+    "hawaii": dict(time=0.5, rollout_depth=20),  # plain UCT 1.00, with the heuristic prior 0.83
+    "asara": dict(time=0.5, prior="heuristic", prior_temp=1.0, c=1.5, rollout="heuristic", rollout_epsilon=0.1,
+                  rollout_depth=30),  # 0.83 (heuristic rollouts to the end 0.83, random 0.67)
+}
 
 
 @dataclass
@@ -113,6 +138,21 @@ class MCTSAgent(Agent):
       (always after a sub-decision of the same turn without chance).
     * ``reward_mode``: ``"win"`` (default), ``"rank"`` or ``"score"``: which
       terminal ``returns`` the search maximises.
+    * ``prior``: None (default: UCT), ``"uniform"``, ``"heuristic"`` (a softmax
+      over the game heuristic's ``action_scores`` at temperature ``prior_temp``;
+      where it scores nothing, ``prior_weight`` on the move it would play and
+      the rest uniform) or an :class:`Evaluator` (Python only).  The prior sees
+      only the determinization being searched.
+    * ``fpu``: an unvisited child's value is its parent's value for the mover
+      minus this (first-play urgency).
+    * ``widen``: progressive widening: at a node visited N times only the
+      ``ceil(widen * (N + 1) ** widen_alpha)`` legal actions of highest prior
+      are candidates (0: all).
+    * ``batch``: descents per evaluator call (virtual loss keeps them apart);
+      with rollouts it only changes the order of the work.
+
+    A decision with a single legal action (given by ``action_mask``) is
+    answered without a search.
     """
 
     uses_state = True
@@ -121,7 +161,10 @@ class MCTSAgent(Agent):
     def __init__(self, *args: Any, game: Any = None, seed: int | None = None, sims: int | None = None,
                  time: float | None = None, c: float = 1.0, rollout: Any = "random", rollout_epsilon: float = 0.0,
                  rollout_depth: int | None = None, max_depth: int | None = None, eval_scale: float | None = None,
-                 temperature: float = 0.0, reuse_tree: bool = False, reward_mode: str = "win") -> None:
+                 temperature: float = 0.0, reuse_tree: bool = False, reward_mode: str = "win",
+                 prior: Any = None, prior_temp: float = 1.0, prior_weight: float = 0.5, fpu: float = 0.2,
+                 widen: float = 0.0, widen_alpha: float = 0.5, batch: int = 1) -> None:
+        game_name = game if isinstance(game, str) or game is None else getattr(game, "name", None)
         if len(args) > 1:
             raise ValueError(f"mcts: at most one positional option (sims), got {list(args)}")
         if args:
@@ -158,7 +201,29 @@ class MCTSAgent(Agent):
             raise ValueError(f"mcts: reuse_tree must be true or false, got {reuse_tree!r}")
         if reward_mode not in REWARD_MODES:
             raise ValueError(f"mcts: reward_mode must be one of {', '.join(REWARD_MODES)}, got {reward_mode!r}")
-        self.game_id = game if isinstance(game, str) or game is None else getattr(game, "name", None)
+        if prior is not None and not (prior in ("uniform", "heuristic") or hasattr(prior, "evaluate")):
+            raise ValueError(f"mcts: prior must be uniform, heuristic or an object with evaluate(states), "
+                             f"got {prior!r}")
+        for nm, v in (("prior_temp", prior_temp), ("widen_alpha", widen_alpha)):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
+                raise ValueError(f"mcts: {nm} must be a positive number, got {v!r}")
+        for nm, v in (("prior_weight", prior_weight), ("fpu", fpu)):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 2:
+                raise ValueError(f"mcts: {nm} must be a number in [0, 2], got {v!r}")
+        if isinstance(widen, bool) or not isinstance(widen, (int, float)) or not widen >= 0:
+            raise ValueError(f"mcts: widen must be a number >= 0 (0: no widening), got {widen!r}")
+        if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
+            raise ValueError(f"mcts: batch must be a positive int, got {batch!r}")
+        self.game_id = game_name
+        self.prior = prior
+        self.prior_temp = float(prior_temp)
+        self.prior_weight = float(prior_weight)
+        self.fpu = float(fpu)
+        self.widen = float(widen)
+        self.widen_alpha = float(widen_alpha)
+        self.batch = int(batch)
+        self._prior_source: Any = prior if hasattr(prior, "evaluate") else None
+        self._prior_game: str | None = None
         self.sims = None if sims is None else int(sims)
         self.time_limit = None if time is None else float(time)
         self.c = float(c)
@@ -178,6 +243,7 @@ class MCTSAgent(Agent):
         self.total_decisions = 0
         self.total_simulations = 0
         self.total_seconds = 0.0
+        self._overrun = 0.0  # how far recent timed decisions ran past the budget (seconds, moving average)
         self._clear_tree()
 
     # -- Agent protocol -------------------------------------------------------------------
@@ -186,6 +252,8 @@ class MCTSAgent(Agent):
             self.rng = Rng(seed)
             if self._rollout_agent is not None:
                 self._rollout_agent.reset(self.rng.next64() >> 1)
+            if isinstance(self._prior_source, HeuristicPrior):
+                self._prior_source.agent.reset(self.rng.next64() >> 1)
         self._clear_tree()
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, *, state: Any = None) -> int:
@@ -214,6 +282,16 @@ class MCTSAgent(Agent):
         if self.rollout != "random" and self._rollout_agent is None or (
                 self._rollout_game is not None and self._rollout_game != game.name):
             self._build_rollout_agent(game.name)
+        if self.prior == "heuristic" and (self._prior_source is None or self._prior_game != game.name):
+            from .registry import make
+
+            self._prior_source = HeuristicPrior(make("heuristic", game.name, seed=self.rng.next64() >> 1),
+                                                self.prior_temp, self.prior_weight)
+            self._prior_game = game.name
+        if action_mask is not None:
+            legal = np.flatnonzero(action_mask)
+            if legal.size == 1:  # nothing to decide: no search, no time
+                return self._forced(state, int(legal[0]), player, observation)
         if self._n_players != n:
             self._clear_tree(n)
         root, reused = self._reuse_root(player, observation) if self.reuse_tree else (-1, False)
@@ -222,24 +300,46 @@ class MCTSAgent(Agent):
             root = self._new_node()
         reused_visits = self._N[root]
         t0 = _time.perf_counter()
-        deadline = None if self.time_limit is None else t0 + self.time_limit
+        # the deadline is brought forward by the mean overrun of the recent decisions (a busy machine, uneven
+        # iterations), so that decisions keep to the budget on average
+        deadline = None if self.time_limit is None else t0 + self.time_limit - min(self._overrun,
+                                                                                    0.5 * self.time_limit)
         sims = self.sims
         rng = self.rng
-        iterate = self._iterate
         determinize = state.determinize
         done = 0
         first = None
-        while True:
-            if sims is not None and done >= sims:
-                break
-            if deadline is not None and done > 0 and _time.perf_counter() >= deadline:
-                break
-            d = determinize(player, rng)
-            if first is None and self.reuse_tree:
-                first = d.clone()
-            iterate(d, root)
-            done += 1
+        if self.prior is None:
+            iterate = self._iterate
+            while True:
+                if sims is not None and done >= sims:
+                    break
+                if deadline is not None and done > 0 and _time.perf_counter() >= deadline:
+                    break
+                d = determinize(player, rng)
+                if first is None and self.reuse_tree:
+                    first = d.clone()
+                iterate(d, root)
+                done += 1
+        else:
+            batch = self.batch
+            while True:
+                if sims is not None and done >= sims:
+                    break
+                # stop when the next batch could end past the deadline (twice its mean cost so far: iteration
+                # costs are uneven where a prior is computed), so decisions keep to the budget on average
+                if deadline is not None and done > 0 and \
+                        _time.perf_counter() + 2.0 * (_time.perf_counter() - t0) * batch / done >= deadline:
+                    break
+                k = batch if sims is None else min(batch, sims - done)
+                ds = [determinize(player, rng) for _ in range(k)]
+                if first is None and self.reuse_tree:
+                    first = ds[0].clone()
+                self._iterate_puct(ds, root)
+                done += k
         seconds = _time.perf_counter() - t0
+        if self.time_limit is not None:
+            self._overrun = max(0.0, 0.7 * self._overrun + 0.3 * (self._overrun + seconds - self.time_limit))
 
         na = game.num_actions
         visits = np.zeros(na, dtype=np.int64)
@@ -267,6 +367,25 @@ class MCTSAgent(Agent):
             self._pending = (player, children[action], first)
         else:
             self._pending = None
+        return result
+
+    def _forced(self, state: Any, action: int, player: int, observation: np.ndarray | None) -> SearchResult:
+        """The only legal action, without a search; a reused tree moves on past it."""
+        na = state.game.num_actions
+        visits = np.zeros(na, dtype=np.int64)
+        values = np.full(na, np.nan)
+        result = SearchResult(action=action, player=player, visits=visits, values=values, simulations=0,
+                              seconds=0.0, extra={"forced": True})
+        self.last_search = result
+        self.total_decisions += 1
+        pending = None
+        if self.reuse_tree and self._n_players == state.game.num_players:
+            root, reused = self._reuse_root(player, observation)
+            if reused and action in self._children[root]:
+                d = state.determinize(player, self.rng)
+                d._apply(action)
+                pending = (player, self._children[root][action], d)
+        self._pending = pending
         return result
 
     def _choose(self, visits: np.ndarray, values: np.ndarray, children: dict[int, int],
@@ -360,6 +479,134 @@ class MCTSAgent(Agent):
                 for i in rng_n:
                     w[i] += r[i]
 
+    def _node_priors(self, node: int, s: Any, acts: list[int]) -> dict[int, float]:
+        """The node's prior over ``acts`` (computed from this determinization for actions it lacks)."""
+        P = self._P[node]
+        if P is not None and all(a in P for a in acts):
+            return P
+        src = self._prior_source
+        if src is None:  # uniform
+            fresh = dict.fromkeys(acts, 1.0 / len(acts))
+        else:
+            priors, _ = src.evaluate([s])
+            fresh = _normalised(priors[0], acts)
+        if P is None:
+            P = self._P[node] = fresh
+        else:
+            for a in acts:
+                if a not in P:
+                    P[a] = fresh[a]
+        return P
+
+    def _iterate_puct(self, states: list[Any], root: int) -> None:
+        """PUCT iterations on the determinizations ``states`` (consumed), their leaves evaluated together.
+
+        Selection: Q + c * P * sqrt(availability) / (1 + N), every player maximising its own entry of
+        the reward vector; an unvisited child's Q is its parent's value for the mover less ``fpu``.
+        With ``widen`` > 0 only the ``ceil(widen * visits ** widen_alpha)`` legal actions of highest
+        prior compete (progressive widening).  Several states: each descent adds a virtual loss to
+        its path so the next one spreads out; the leaves then go to the evaluator in one call.
+        """
+        children, N, W, AV = self._children, self._N, self._W, self._AV
+        c, fpu = self.c, self.fpu
+        widen, walpha = self.widen, self.widen_alpha
+        sqrt = math.sqrt
+        max_depth = self.max_depth
+        n_states = len(states)
+        pending: list[tuple[list[int], list[int], Any, int]] = []  # path, movers, leaf state, depth
+        results: list[list[float] | None] = []
+        for s in states:
+            node = root
+            path = [node]
+            movers: list[int] = []
+            depth = 0
+            r = None
+            while True:
+                if s.is_terminal():
+                    r = s.returns(self.reward_mode).tolist()
+                    break
+                if max_depth is not None and depth >= max_depth:
+                    r = self._evaluate(s)
+                    break
+                acts = s.legal_actions()
+                if not acts:
+                    raise RuntimeError(f"{s.game.name}: no legal action in a non-terminal position (engine bug)")
+                p = s.current_player
+                ch = children[node]
+                if len(acts) == 1:
+                    a = acts[0]
+                else:
+                    P = self._node_priors(node, s, acts)
+                    av = AV[node]
+                    nn = N[node]
+                    if widen > 0:
+                        k = math.ceil(widen * (nn + 1) ** walpha)
+                        if k < len(acts):
+                            acts = sorted(acts, key=lambda x: -P[x])[:k]
+                    q0 = (W[node][p] / nn if nn else 0.0) - fpu
+                    best_v = -math.inf
+                    a = acts[0]
+                    for b in acts:
+                        ab = av.get(b, 0) + 1
+                        av[b] = ab
+                        k = ch.get(b)
+                        if k is None or not N[k]:
+                            v = q0 + c * P[b] * sqrt(ab)
+                        else:
+                            nk = N[k]
+                            v = W[k][p] / nk + c * P[b] * sqrt(ab) / (1 + nk)
+                        if v > best_v:
+                            best_v, a = v, b
+                k = ch.get(a)
+                new = k is None
+                if new:
+                    k = self._new_node()
+                    ch[a] = k
+                s._apply(a)
+                node = k
+                path.append(k)
+                movers.append(p)
+                depth += 1
+                if new or not N[k]:
+                    break
+            if r is None and s.is_terminal():
+                r = s.returns(self.reward_mode).tolist()
+            if r is None and n_states > 1:
+                # virtual loss: the leaf counts as a loss for every mover on its path until it is evaluated
+                for k, p in zip(path[1:], movers):
+                    N[k] += 1
+                    W[k][p] -= 1.0
+                N[root] += 1
+            pending.append((path, movers, s, depth))
+            results.append(r)
+        todo = [i for i, r in enumerate(results) if r is None]
+        if todo:
+            src = self._prior_source
+            values = None
+            if src is not None and getattr(src, "provides_values", False):
+                leaf_states = [pending[i][2] for i in todo]
+                priors, values = src.evaluate(leaf_states)
+                for j, i in enumerate(todo):
+                    leaf = pending[i][0][-1]
+                    if priors is not None and priors[j] is not None and self._P[leaf] is None:
+                        self._P[leaf] = _normalised(priors[j], leaf_states[j].legal_actions())
+            for j, i in enumerate(todo):
+                path, movers, s, depth = pending[i]
+                if n_states > 1:
+                    for k, p in zip(path[1:], movers):
+                        N[k] -= 1
+                        W[k][p] += 1.0
+                    N[root] -= 1
+                results[i] = [float(x) for x in values[j]] if values is not None and values[j] is not None \
+                    else self._rollout(s, depth)
+        for (path, _m, _s, _d), r in zip(pending, results):
+            assert r is not None
+            for k in path:
+                N[k] += 1
+                w = W[k]
+                for i, x in enumerate(r):
+                    w[i] += x
+
     def _rollout(self, s: Any, depth: int) -> list[float]:
         """Play on from ``s`` (depth = decisions below the root so far) and return the reward vector."""
         limit = MAX_ROLLOUT_STEPS
@@ -427,6 +674,8 @@ class MCTSAgent(Agent):
         self._N: list[int] = []  # visits
         self._A: list[int] = []  # availability (times legal when the parent was visited)
         self._W: list[list[float]] = []  # reward sums, one per player
+        self._P: list[dict[int, float] | None] = []  # prior over the actions seen legal (PUCT)
+        self._AV: list[dict[int, int]] = []  # availability per action (PUCT)
         self._pending: tuple[int, int, Any] | None = None
 
     def _new_node(self) -> int:
@@ -434,6 +683,8 @@ class MCTSAgent(Agent):
         self._N.append(0)
         self._A.append(0)
         self._W.append([0.0] * self._n_players)
+        self._P.append(None)
+        self._AV.append({})
         return len(self._N) - 1
 
     def _reuse_root(self, player: int, observation: np.ndarray | None) -> tuple[int, bool]:
@@ -477,6 +728,7 @@ class MCTSAgent(Agent):
     def _compact(self, root: int) -> int:
         """Copy the subtree under ``root`` into fresh storage (the rest is dropped); returns the new root."""
         old_children, old_N, old_A, old_W = self._children, self._N, self._A, self._W
+        old_P, old_AV = self._P, self._AV
         n = self._n_players
         self._clear_tree(n)
         new_root = self._new_node()
@@ -486,6 +738,8 @@ class MCTSAgent(Agent):
             self._N[k] = old_N[o]
             self._A[k] = old_A[o]
             self._W[k] = old_W[o][:]
+            self._P[k] = None if old_P[o] is None else dict(old_P[o])
+            self._AV[k] = dict(old_AV[o])
             ch = self._children[k]
             for a, oc in old_children[o].items():
                 kc = self._new_node()
@@ -504,4 +758,63 @@ class MCTSAgent(Agent):
 
     def __repr__(self) -> str:
         budget = f"sims={self.sims}" if self.time_limit is None else f"time={self.time_limit}s"
-        return f"<MCTSAgent {budget} c={self.c} rollout={self.rollout if isinstance(self.rollout, str) else 'agent'}>"
+        prior = "" if self.prior is None else f" prior={self.prior if isinstance(self.prior, str) else 'object'}"
+        return (f"<MCTSAgent {budget} c={self.c} rollout={self.rollout if isinstance(self.rollout, str) else 'agent'}"
+                f"{prior}>")
+
+
+def _normalised(prior: Any, acts: list[int]) -> dict[int, float]:
+    """``prior`` (weights indexed by action id) restricted to ``acts`` and summing to 1 (uniform if all 0)."""
+    w = [max(0.0, float(prior[a])) for a in acts]
+    total = sum(w)
+    if not total > 0:
+        return dict.fromkeys(acts, 1.0 / len(acts))
+    return {a: x / total for a, x in zip(acts, w)}
+
+
+class Evaluator:
+    """What the search asks of a prior/value source (a policy-value network, a heuristic, ...).
+
+    ``evaluate(states)`` takes a list of engine states (determinizations: all
+    they hold is what the searching player may know, or a sample of it) and
+    returns ``(priors, values)``: ``priors[i]`` weights over all action ids
+    (only the legal ones are read, then renormalised) or None; ``values`` is
+    None or ``values[i]`` a reward vector (one entry per player, the scale of
+    ``returns``) for states[i].  Set ``provides_values`` when values come back:
+    the search then sends its leaves here in batches of ``batch`` (instead of
+    rolling out) and stores the priors that come with them.
+    """
+
+    provides_values: bool = False
+
+    def evaluate(self, states: list[Any]) -> tuple[Any, Any]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class HeuristicPrior(Evaluator):
+    """The game heuristic as a prior: a softmax over its ``action_scores`` (at temperature ``temp``),
+    or, in decisions where it scores nothing, ``weight`` on the move it would play and the rest uniform."""
+
+    def __init__(self, agent: Agent, temp: float = 1.0, weight: float = 0.5) -> None:
+        self.agent = agent
+        self.temp = float(temp)
+        self.weight = float(weight)
+        self.scores = getattr(agent, "action_scores", None)
+
+    def evaluate(self, states: list[Any]) -> tuple[list[np.ndarray], None]:
+        out = []
+        for s in states:
+            mask = s.legal_mask()
+            legal = np.flatnonzero(mask).tolist()
+            pr = np.zeros(len(mask))
+            sc = self.scores(s, legal) if self.scores is not None else None
+            if sc is not None:
+                x = np.asarray(sc, dtype=np.float64) / self.temp
+                e = np.exp(x - x.max())
+                pr[legal] = e / e.sum()
+            else:
+                a = int(self.agent.act(None, mask, state=s))
+                pr[legal] = (1.0 - self.weight) / len(legal)
+                pr[a] += self.weight
+            out.append(pr)
+        return out, None

@@ -8,6 +8,7 @@ Examples: ``random``, ``heuristic``, ``mcts:sims=400:rollout=heuristic``,
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -83,8 +84,17 @@ def _heuristic(*args: str, game: str | None = None, num_players: int | None = No
 
 def _mcts(*args: str, game: str | None = None, num_players: int | None = None, seed: int | None = None,
           **options: Any) -> Agent:
-    cls = _load("meeplezoo.agents.mcts:MCTSAgent")
-    return cls(*args, game=game, seed=seed, **options)
+    mod = importlib.import_module("meeplezoo.agents.mcts")
+    preset = options.pop("preset", "tuned")
+    if preset not in ("tuned", "plain"):
+        raise ValueError(f"mcts: preset must be tuned or plain, got {preset!r}")
+    if preset == "tuned" and game in mod.TUNED:
+        tuned = dict(mod.TUNED[game])
+        if args or "sims" in options or "time" in options:  # a budget given is the whole budget
+            tuned.pop("sims", None)
+            tuned.pop("time", None)
+        options = {**tuned, **options}
+    return mod.MCTSAgent(*args, game=game, seed=seed, **options)
 
 
 def _ppo(*args: str, game: str | None = None, num_players: int | None = None, seed: int | None = None,
@@ -109,6 +119,25 @@ register("human", _human)
 register("sb3", lambda *a, **kw: _load("meeplezoo.agents.sb3:make_sb3")(*a, **kw))  # plain SB3 models
 
 
+def _known_options(name: str, game: str | None) -> list[str] | None:
+    """The keyword options agent ``name`` accepts (from its class signature), or None if unknown."""
+    if name == "mcts":
+        target: Any = _load("meeplezoo.agents.mcts:MCTSAgent")
+    elif name == "heuristic" and game in HEURISTICS:
+        target = _load(HEURISTICS[game])
+    elif name == "random":
+        return []
+    else:
+        return None
+    params = inspect.signature(target.__init__).parameters.values()
+    if any(p.kind is p.VAR_KEYWORD and p.name != "options" for p in params):
+        return None
+    hidden = {"self", "seed", "game", "num_players"}
+    extra = ["preset"] if name == "mcts" else []
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return extra + [p.name for p in params if p.kind in kinds and p.name not in hidden]
+
+
 def make(spec: str, game: Any = None, *, num_players: int | None = None, seed: int | None = None) -> Agent:
     """Build an agent from its spec for ``game``: a registry id, or a Game object (then a checkpoint is
     checked against its rule options too, not only its name and player count)."""
@@ -117,6 +146,12 @@ def make(spec: str, game: Any = None, *, num_players: int | None = None, seed: i
         raise ValueError(f"unknown agent {name!r} in spec {spec!r}; known agents: {', '.join(_FACTORIES)}")
     if name != "ppo" and game is not None and not isinstance(game, str):
         game = game.name
+    known = _known_options(name, game)
+    if known is not None:
+        bad = [k for k in kwargs if k not in known]
+        if bad:
+            raise ValueError(f"unknown option{'s' if len(bad) > 1 else ''} {', '.join(map(repr, bad))} for agent "
+                             f"{name!r} in spec {spec!r}; known options: {', '.join(known) or 'none'}")
     try:
         agent = _FACTORIES[name](*args, game=game, num_players=num_players, seed=seed, **kwargs)
     except TypeError as e:

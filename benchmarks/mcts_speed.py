@@ -9,6 +9,7 @@ machine where absolute rates do not.
 
     python benchmarks/mcts_speed.py --sims 200 --json benchmarks/results/mcts_speed.json
     python benchmarks/mcts_speed.py --game kerala --rollout heuristic --rollout-depth 20
+    python benchmarks/mcts_speed.py --suite search --sims 100 --json benchmarks/results/search_speed.json
 """
 
 from __future__ import annotations
@@ -55,6 +56,34 @@ def random_playouts_per_second(positions: list[Any], seconds: float, seed: int) 
     return done / (time.perf_counter() - t0)
 
 
+#: ``--suite search``: the leaf evaluations compared (each at ``--sims`` simulations, fixed positions)
+SEARCH_SUITE = {
+    "random rollout": "mcts:preset=plain",
+    "heuristic rollout": "mcts:preset=plain:rollout=heuristic",
+    "leaf evaluation (scores)": "mcts:preset=plain:rollout_depth=0",
+    "heuristic prior + leaf evaluation": "mcts:preset=plain:prior=heuristic:c=1.5:rollout_depth=0",
+    "tuned": "mcts",
+}
+
+
+def measure_spec(name: str, num_players: int, sims: int, positions: int, label: str, spec: str) -> dict[str, Any]:
+    """Simulations per second of an agent spec (``sims`` replaces its budget) on fixed positions."""
+    from meeplezoo.agents import make as make_agent
+
+    game = meeplezoo.make_game(name, num_players)
+    pos = [s for s in sample_positions(game, positions + 4, seed=1) if len(s.legal_actions()) > 1][:positions]
+    full = f"{spec}:sims={sims}"
+    agent = make_agent(full, name, num_players=num_players, seed=0)
+    agent.search(pos[0])  # warm caches, build the rollout and prior agents
+    t0 = time.perf_counter()
+    total = 0
+    for s in pos:
+        total += agent.search(s).simulations
+    elapsed = time.perf_counter() - t0
+    return {"game": name, "players": num_players, "setting": label, "spec": full, "positions": len(pos),
+            "sims_per_s": total / elapsed, "s_per_move": elapsed / len(pos)}
+
+
 def measure(name: str, num_players: int, sims: int, positions: int, options: dict[str, Any],
             seconds: float) -> dict[str, Any]:
     game = meeplezoo.make_game(name, num_players)
@@ -87,7 +116,24 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-depth", type=int, default=None)
     p.add_argument("--seconds", type=float, default=2.0, help="time for the random-playout reference")
     p.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
+    p.add_argument("--suite", choices=["search"], help="compare the leaf evaluations of SEARCH_SUITE instead")
     args = p.parse_args(argv)
+    if args.suite == "search":
+        rows = []
+        print(f"{'game':<16} {'players':>7} {'setting':<36} {'sims/s':>9} {'s/move':>8}")
+        for name in args.games or meeplezoo.list_envs():
+            for n in args.players or [2]:
+                for label, spec in SEARCH_SUITE.items():
+                    row = measure_spec(name, n, args.sims, args.positions, label, spec)
+                    rows.append(row)
+                    print(f"{name:<16} {n:>7} {label:<36} {row['sims_per_s']:>9.1f} {row['s_per_move']:>8.3f}",
+                          flush=True)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump({"benchmark": "mcts_speed", "suite": "search", "python": platform.python_version(),
+                           "sims": args.sims, "rows": rows}, f, indent=1)
+            print(f"written to {args.json}")
+        return 0
 
     names = args.games or meeplezoo.list_envs()
     options: dict[str, Any] = {"rollout": args.rollout}

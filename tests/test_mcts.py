@@ -130,7 +130,9 @@ def test_registry_builds_mcts_with_options():
     assert (a.sims, a.c, a.rollout, a.reuse_tree) == (20, 0.5, "random", True)
     assert a.name == "mcts:sims=20:c=0.5:rollout=random:temperature=0:reuse_tree=true"
     assert make_agent("mcts:50", "kerala").sims == 50
-    assert make_agent("mcts", "kerala").sims == 400
+    assert make_agent("mcts:preset=plain", "kerala").sims == 400
+    tuned = make_agent("mcts", "kerala")
+    assert tuned.sims is None and tuned.time_limit == 0.5 and tuned.prior == "heuristic"
     timed = make_agent("mcts:time=0.5", "kerala")
     assert timed.sims is None and timed.time_limit == 0.5
 
@@ -311,10 +313,11 @@ def test_finds_the_winning_line_through_sub_decisions_with_hidden_cards():
     s = toy_position([6, 11, 10], [[9], [1], [2]], player=0, deck=[])
     agent = MCTSAgent(seed=1, sims=200, reuse_tree=True)
     first = agent.act(s.observe(0), s.legal_mask(), state=s)
-    assert first == 8  # play 9 (forced)
+    assert first == 8  # play 9 (forced: no search)
+    assert agent.last_search.simulations == 0 and agent.last_search.extra["forced"]
     s.apply(first)
     second = agent.act(s.observe(0), s.legal_mask(), state=s)
-    assert agent.last_search.reused_visits == 200  # the subtree under "play 9" was kept
+    assert agent.last_search.simulations == 200
     assert second == 9  # bank
     assert agent.last_search.values[9] == pytest.approx(1.0)
 

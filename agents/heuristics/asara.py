@@ -137,21 +137,34 @@ class AsaraHeuristic(Agent):
         if state is None:
             return int(legal[self.rng.integers(legal.size)])
         legal = legal.tolist()
-        ph = state.phase
-        scorer = {PH_AREA: self._score_area, PH_CARDS: self._score_cards, PH_SPACE: self._score_space,
-                  PH_MARKET: self._score_market, PH_SPY_PILE: self._score_spy_pile, PH_SPY_TAKE: self._score_spy_take,
-                  PH_BUILD: self._score_build, PH_LIT_OFFER: self._score_lit_offer,
-                  PH_LIT_KEEP: self._score_lit_keep}.get(ph)
-        if scorer is None:
+        scores = self.action_scores(state, legal)
+        if scores is None:
             return int(legal[0])
-        p = state.current_player
-        own = self._own(state, p)
         best, best_v = legal[0], -1e18
-        for a in legal:
-            v = scorer(state, p, a, own) + 1e-6 * self.rng.random()
+        for a, sc in zip(legal, scores):
+            v = sc + 1e-6 * self.rng.random()
             if v > best_v:
                 best, best_v = a, v
         return int(best)
+
+    def _scorer(self, phase: int) -> Any:
+        return {PH_AREA: self._score_area, PH_CARDS: self._score_cards, PH_SPACE: self._score_space,
+                PH_MARKET: self._score_market, PH_SPY_PILE: self._score_spy_pile, PH_SPY_TAKE: self._score_spy_take,
+                PH_BUILD: self._score_build, PH_LIT_OFFER: self._score_lit_offer,
+                PH_LIT_KEEP: self._score_lit_keep}.get(phase)
+
+    def action_scores(self, state: Any, legal: list[int]) -> list[float] | None:
+        """The value ``act`` gives each action in ``legal`` (higher is better; ``act`` plays the best, ties
+        broken at random), or None in a phase where it plays the first legal action without scoring.
+
+        Read by search as a prior; it uses nothing ``act`` would not, and no random numbers.
+        """
+        scorer = self._scorer(state.phase)
+        if scorer is None:
+            return None
+        p = state.current_player
+        own = self._own(state, p)
+        return [scorer(state, p, a, own) for a in legal]
 
     def _score_area(self, state: Any, p: int, a: int, own: dict) -> float:
         g = state.game

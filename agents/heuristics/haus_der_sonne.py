@@ -61,22 +61,28 @@ class HausDerSonneHeuristic(Agent):
         legal = [int(a) for a in np.flatnonzero(action_mask)]
         if len(legal) == 1:
             return legal[0]
+        scores = self.action_scores(state, legal)
+        noise = self.rng.random(len(legal)) * self.noise
+        return legal[int(np.argmax(np.asarray(scores) + noise))]
+
+    def action_scores(self, state: Any, legal: list[int]) -> list[float]:
+        """The value ``act`` gives each action in ``legal`` before its small random tie-break noise.
+
+        Read by search as a prior; it uses nothing ``act`` would not, and no random numbers.
+        """
         p = state.current_player
         ph = state.phase
         if ph == MAIN:
-            scores = [self._main_value(state, p, a) for a in legal]
-        elif ph == SHAMAN:
-            scores = [self._shaman_value(state, p, a) for a in legal]
-        elif ph == PICK:
-            scores = [self._pick_value(state, p, a) for a in legal]
-        elif ph == PRIESTESS:
-            scores = [self._priestess_value(state, p, a) for a in legal]
-        elif ph in (BUY_SHELL, BUY_WINDOW):
-            scores = [self._buy_value(state, p, a, ph == BUY_WINDOW) for a in legal]
-        else:
-            scores = [0.0] * len(legal)
-        noise = self.rng.random(len(legal)) * self.noise
-        return legal[int(np.argmax(np.asarray(scores) + noise))]
+            return [self._main_value(state, p, a) for a in legal]
+        if ph == SHAMAN:
+            return [self._shaman_value(state, p, a) for a in legal]
+        if ph == PICK:
+            return [self._pick_value(state, p, a) for a in legal]
+        if ph == PRIESTESS:
+            return [self._priestess_value(state, p, a) for a in legal]
+        if ph in (BUY_SHELL, BUY_WINDOW):
+            return [self._buy_value(state, p, a, ph == BUY_WINDOW) for a in legal]
+        return [0.0] * len(legal)
 
     # -- values of things ------------------------------------------------------------
     def _threatened(self, state: Any, field: int, crater: list[int] | None = None) -> bool:

@@ -1,0 +1,237 @@
+"""Guided search (PUCT with priors, progressive widening, batched leaf evaluation, time budgets)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+import pytest
+from test_mcts import (
+    GAMES,
+    InformationSetView,
+    advance,
+    find_decisive_endgame,
+    game_or_skip,
+    heuristic_or_skip,
+    hidden_information_games,
+    play_some,
+    player_counts,
+    toy_position,
+)
+
+import meeplezoo
+from meeplezoo.agents import make as make_agent
+from meeplezoo.agents.mcts import TUNED, Evaluator, HeuristicPrior, MCTSAgent
+from meeplezoo.envs.core import Rng
+
+
+def guided(seed: int = 0, **kw: Any) -> MCTSAgent:
+    opts: dict[str, Any] = {"sims": 8, "max_depth": 6, "prior": "heuristic", "c": 1.5}
+    opts.update(kw)
+    return MCTSAgent(seed=seed, **opts)
+
+
+class CountingEvaluator(Evaluator):
+    """A stand-in for a policy-value network: uniform priors, zero values, records its batch sizes."""
+
+    provides_values = True
+
+    def __init__(self) -> None:
+        self.batches: list[int] = []
+
+    def evaluate(self, states: list[Any]) -> tuple[Any, Any]:
+        self.batches.append(len(states))
+        priors = [s.legal_mask().astype(np.float64) for s in states]
+        values = [[0.0] * s.game.num_players for s in states]
+        return priors, values
+
+
+# -- every game, every player count ----------------------------------------------------------------------
+@pytest.mark.parametrize("name", GAMES)
+def test_prior_and_widening_paths_play_legally(name):
+    heuristic_or_skip(name)
+    for n in player_counts(name):
+        game = game_or_skip(name, n)
+        agents = [guided(seed=1, widen=1.5), guided(seed=2, prior="uniform", batch=3)]
+        agents += [MCTSAgent(seed=3 + i, sims=4, max_depth=4) for i in range(n - 2)]
+        actions = play_some(game, agents, seed=5)
+        assert actions
+        # the heuristic prior is a distribution over exactly the legal actions of any position
+        s = advance(game.new_state(3), 9, seed=1)
+        hp = HeuristicPrior(make_agent("heuristic", name, seed=0))
+        (pr,), values = hp.evaluate([s])
+        assert values is None
+        mask = s.legal_mask()
+        assert pr.sum() == pytest.approx(1.0) and (pr[~mask] == 0).all() and (pr[mask] > 0).all()
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_the_spec_mcts_is_the_tuned_setting(name):
+    a = make_agent("mcts", name, seed=0)
+    for key, value in TUNED[name].items():
+        attr = {"time": "time_limit", "sims": "sims"}.get(key, key)
+        assert getattr(a, attr) == value, key
+    b = make_agent("mcts:sims=30:c=0.7", name, seed=0)
+    assert b.sims == 30 and b.time_limit is None and b.c == 0.7 and b.prior == TUNED[name].get("prior")
+    assert make_agent("mcts:preset=plain", name).prior is None
+
+
+def test_misspelled_options_name_the_bad_one_and_the_known_ones():
+    with pytest.raises(ValueError, match=r"unknown option 'sim' for agent 'mcts'.*known options: .*sims"):
+        make_agent("mcts:sim=10", "kerala")
+    with pytest.raises(ValueError, match=r"'sim'.*known options: .*widen"):
+        make_agent("mcts:sim=10")
+    with pytest.raises(ValueError, match=r"unknown option 'foo' for agent 'heuristic'.*pass_margin"):
+        make_agent("heuristic:foo=1", "kerala")
+    with pytest.raises(ValueError, match="prior"):
+        make_agent("mcts:prior=network", "kerala")
+    with pytest.raises(ValueError, match="batch"):
+        make_agent("mcts:batch=0", "kerala")
+
+
+# -- evaluator hook ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["toy", *GAMES])
+def test_leaves_go_to_the_evaluator_in_batches(name):
+    game = game_or_skip(name, 2)
+    s = advance(game.new_state(4), 5, seed=2)
+    ev = CountingEvaluator()
+    agent = MCTSAgent(seed=0, sims=40, prior=ev, batch=8)
+    res = agent.search(s, action_mask=s.legal_mask())
+    assert s.legal_mask()[res.action]
+    assert res.simulations == 40
+    assert max(ev.batches) > 1  # leaves were collected, then evaluated together
+    assert sum(res.visits) <= 40 and agent._N[0] == 40  # virtual losses were all taken back
+
+
+def test_evaluator_values_steer_the_search():
+    """An evaluator whose values say "the leader at the leaf wins" and whose priors favour the wrong move
+    still leads the search to the winning bank of the toy endgame (its values are what is backed up)."""
+    s = toy_position([5, 12, 11], [[], [], []], player=0, pending=9)
+
+    class Leader(Evaluator):
+        provides_values = True
+
+        def evaluate(self, states: list[Any]) -> tuple[Any, Any]:
+            priors, values = [], []
+            for t in states:
+                pr = t.legal_mask().astype(np.float64)
+                pr[9:10] *= 0.1  # mislead: bank looks unlikely
+                priors.append(pr)
+                sc = t.scores()
+                best = max(sc)
+                values.append([1.0 if x == best else -1.0 for x in sc])
+            return priors, values
+
+    res = MCTSAgent(seed=0, sims=60, prior=Leader(), batch=4, c=1.0).search(s)
+    assert res.action == 9
+
+
+# -- no peeking -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", GAMES)
+def test_heuristic_prior_sees_only_determinizations(name):
+    heuristic_or_skip(name)
+    game = game_or_skip(name, 2)
+    s = advance(game.new_state(11), 7, seed=3)
+    view = InformationSetView(s)
+    res = guided(seed=2, sims=12).search(view)
+    assert len(view.calls) == 12
+    assert s.legal_mask()[res.action]
+
+
+@pytest.mark.parametrize("name", hidden_information_games())
+def test_heuristic_prior_same_decisions_whatever_the_hidden_holdings(name):
+    heuristic_or_skip(name)
+    game = game_or_skip(name, 2)
+    base = game.new_state(21)
+    checked = 0
+    for step in range(4):
+        s = advance(base.clone(), 4 + 6 * step, seed=step)
+        if s.is_terminal():
+            continue
+        p = s.current_player
+        other = s.determinize(p, Rng(1000 + step))
+        if s.to_json() == other.to_json():
+            continue
+        a = guided(seed=3, sims=16, max_depth=10, widen=1.0).search(s)
+        b = guided(seed=3, sims=16, max_depth=10, widen=1.0).search(other)
+        assert a.action == b.action
+        assert np.array_equal(a.visits, b.visits)
+        checked += 1
+    assert checked > 0, "no position with hidden information was reached"
+
+
+# -- budgets and reproducibility ------------------------------------------------------------------------
+@pytest.mark.parametrize("name", GAMES)
+def test_time_budget_is_kept(name):
+    heuristic_or_skip(name)
+    game = game_or_skip(name, 2)
+    agent = make_agent("mcts:time=0.15", name, seed=0)
+    spent = []
+    for k in range(3):
+        s = advance(game.new_state(k), 6 + 10 * k, seed=k)
+        if s.is_terminal() or len(s.legal_actions()) < 2:
+            continue
+        t0 = time.perf_counter()
+        res = agent.search(s, action_mask=s.legal_mask())
+        spent.append(time.perf_counter() - t0)
+        assert res.simulations >= 1
+    assert spent
+    # the deadline is checked between iterations: one iteration (a heuristic rollout, a prior) may run past
+    # it, longer on a busy machine
+    assert max(spent) < 0.15 + 0.35
+    assert sum(spent) / len(spent) < 0.15 + 0.1
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_forced_move_costs_nothing(name):
+    game = game_or_skip(name, 2)
+    agent = make_agent("mcts", name, seed=0)
+    s = game.new_state(0)
+    r = Rng(0)
+    for _ in range(400):
+        if s.is_terminal():
+            pytest.skip(f"{name}: no forced move in the first game")
+        if len(s.legal_actions()) == 1:
+            res = agent.search(s, action_mask=s.legal_mask())
+            assert res.simulations == 0 and res.seconds == 0.0
+            return
+        acts = s.legal_actions()
+        s.apply(acts[r.randbelow(len(acts))])
+    pytest.skip(f"{name}: no forced move found")
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_tuned_search_is_deterministic_with_sims(name):
+    heuristic_or_skip(name)
+    game = game_or_skip(name, 2)
+
+    def run() -> list[int]:
+        agents = [make_agent("mcts:sims=12:max_depth=8", name, seed=5),
+                  make_agent("mcts:sims=6:max_depth=6:batch=2:widen=1", name, seed=6)]
+        return play_some(game, agents, seed=7)
+
+    assert run() == run()
+
+
+# -- known best moves -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", GAMES)
+def test_tuned_search_finds_the_winning_move_in_an_endgame(name):
+    heuristic_or_skip(name)
+    game = game_or_skip(name, 2)
+    found = None
+    for seed in range(30):
+        found = find_decisive_endgame(game, seed)
+        if found is not None:
+            break
+    if found is None:
+        pytest.skip(f"{name}: no decisive endgame within the solver's budget in 30 random games")
+    pos, winning = found
+    agent = make_agent("mcts:sims=300", name, seed=0)
+    res = agent.search(pos, action_mask=pos.legal_mask())
+    assert res.action in winning, (f"{name}: chose {pos.action_name(res.action)}, winning moves: "
+                                   f"{[pos.action_name(a) for a in sorted(winning)]}")
+
+
+def test_known_games_have_a_tuned_setting():
+    assert set(TUNED) == set(meeplezoo.list_envs())
