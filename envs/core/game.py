@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .observation import ObservationSpec, Observer, spec_from_layout
+from .observation import ObservationSpec, Observer, StateObserver, spec_from_layout
 from .rng import Rng
 
 #: the builder of observation layouts (declared blocks with shapes, ranges and meanings)
@@ -208,9 +208,7 @@ class Game(ABC):
     def make_observer(self) -> Observer:
         """A new observer of this configuration, with caches of its own (one per environment)."""
         oc = self.observer_class()
-        if oc is None:
-            raise NotImplementedError(f"{type(self).__name__} has no observer_ref")
-        return oc(self)
+        return oc(self) if oc is not None else StateObserver(self)
 
     @property
     def observer(self) -> Observer:

@@ -186,6 +186,18 @@ class Observer(ABC):
         return self.spec.views(self.observe(state, player))
 
 
+class StateObserver(Observer):
+    """The observer of a game without an observer class of its own: it asks ``state.observe``
+    (which such a game's State implements) and keeps nothing."""
+
+    @classmethod
+    def declare(cls, game: Game) -> ObservationSpec:
+        return spec_from_layout(game.observation_layout)
+
+    def observe(self, state: State, player: int) -> np.ndarray:
+        return state.observe(player)
+
+
 class Change:
     """A token for one change of one part of a position; ``prev`` and ``detail`` (what changed, e.g.
     the cells of a board) are kept only for parts recorded with :meth:`Changes.log`."""
@@ -249,3 +261,24 @@ def details_since(token: Change, seen: Change, limit: int) -> list[Any] | None:
         out.append(t.detail)
         t = t.prev
     return out
+
+
+def observation_docs(games: list[Game]) -> str:
+    """The Markdown page of the observation layouts of ``games`` (``docs/observations.md``)."""
+    out = [
+        "# Observation layouts",
+        "",
+        "Generated from each game's declaration (`python scripts/observation_docs.py`; a test checks that this",
+        "page is up to date).  The flat vector holds the blocks in this order, each flattened in C order;",
+        "`obs_format=\"dict\"` gives each block in its shape (the stacked ones as one array with a leading seat",
+        "axis).  Shapes that depend on the player count or an option are shown for the configuration named.",
+        "",
+    ]
+    for game in games:
+        spec = game.observation_spec
+        opts = ", ".join(f"{k}={v!r}" for k, v in game.non_default_options.items())
+        title = f"{type(game).pretty_name}: {game.num_players} players" + (f", {opts}" if opts else "")
+        out += [f"## {title}", "",
+                f"`{type(game).name}`, observation version {type(game).observation_version}, {spec.size} values.", "",
+                spec.markdown(), ""]
+    return "\n".join(out)

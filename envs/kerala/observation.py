@@ -130,24 +130,25 @@ class KeralaObserver(Observer):
         planes = num_planes(game)
         derived = " (21: kept area, 22: area tiles / 10)" if planes == PLANES_DERIVED else ""
         for i in range(n):
-            spec.add(f"platform_{i}", (planes, side, side),
-                     f"seat {i} from the observer: planes 0-4 top colour, 5 occupied, 6 symbols / 3, 7-10 coloured "
-                     f"edge N/E/S/W, 11-15 second colour, 16 action tile, 17 height / 8, 18 elephant, 19 own "
-                     f"colour, 20 cells the decision may name (observer's own platform, on its turn){derived}")
+            spec.add(f"platform_{i}", (planes, side, side), f"seat {i}'s platform (0: the observer), planes as in "
+                     "`platforms`")
         spec.add("pending_cell", (side, side), "the stack chosen as move-tile source (or just moved)")
         feats = num_player_features(game)
         extra = ("; areas per colour / 5 (5), score parts: symbols / 60, edges / 10, removed / 40, missing "
                  "colours / 5, (total + 40) / 100" if feats == PLAYER_FEATURES_DERIVED else "")
         for i in range(n):
-            spec.add(f"player_{i}", feats, f"seat {i}: own colour (5), passes / 2, standing elephants / 2, "
-                     f"positions / 41, tiles / 41{extra}")
+            spec.add(f"player_{i}", feats, f"seat {i} (0: the observer): own colour (5), passes / 2, standing "
+                     f"elephants / 2, positions / 41, tiles / 41{extra}")
         spec.add("offer", (5, OFFER_FEATURES), "per slot (canonical order): present, colour (5), kind (7: sym0-3, "
                  "edge, move-elephant, move-tile), second colour (5)")
         spec.add("unseen", C.NUM_TILE_TYPES, "per tile type, tiles not yet seen (bag or setup removals) / 8")
         spec.add("colours_in_play", C.NUM_COLOURS, "colours that belong to a player")
         spec.add("globals", GLOBAL_FEATURES, "bag / 100, round / rounds, start seat (5), my place in the turn "
                  "order (5), acting seat (5), phase (5), player count (4); seats relative to the observer")
-        spec.stack("platforms", [f"platform_{i}" for i in range(n)], "the platforms, observer first")
+        spec.stack("platforms", [f"platform_{i}" for i in range(n)],
+                   "per seat, observer first: planes 0-4 top colour, 5 occupied, 6 symbols / 3, 7-10 coloured edge "
+                   "N/E/S/W, 11-15 second colour, 16 action tile, 17 height / 8, 18 elephant, 19 own colour, 20 "
+                   f"cells the decision may name (observer's own platform, on its turn){derived}")
         spec.stack("players", [f"player_{i}" for i in range(n)], "the player features, observer first")
         return spec
 
