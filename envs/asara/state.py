@@ -5,7 +5,7 @@ a buyer: ``area_mask`` / ``card_mask`` / ``place_buyer``; execute the move:
 ``buy_from_market``, ``take_bank_money``, ``build_step``, ``bribe``...), the end
 of a year (``score_year_end``, ``start_new_year``) and the final evaluation
 (``final_awards``).  Rule references (section numbers, A-nn) point into the
-rules file ``shared/rules/asara.md``.
+rules file ``docs/rules/asara.md``.
 
 Position layout: every per-player quantity is one flat list indexed
 ``player * width + i`` so that :meth:`AsaraState.clone` is a handful of list

@@ -1,4 +1,4 @@
-"""The Haus der Sonne rules engine (rules file ../shared/rules/haus_der_sonne.md).
+"""The Haus der Sonne rules engine (rules file ``docs/rules/haus_der_sonne.md``).
 
 A turn is one MAIN decision of the active player: place a number disc on a
 beach without the boat (then SHAMAN: walk up to two fields), take a disc back

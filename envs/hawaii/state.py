@@ -1,4 +1,4 @@
-"""The Hawaii rules engine (rules file /shared/rules/hawaii.md): HawaiiGame and HawaiiState.
+"""The Hawaii rules engine (rules file ``docs/rules/hawaii.md``): HawaiiGame and HawaiiState.
 
 A round: price tokens are laid out (§11.1), the chieftains take turns in sequence-track order
 (buy, fish, visit an island or end the round, §12), then round scoring, income and the next

@@ -1,4 +1,4 @@
-"""The Kerala rules engine (rules file ``shared/rules/kerala.md``).
+"""The Kerala rules engine (rules file ``docs/rules/kerala.md``).
 
 Each player builds a festival platform of tiles on a square grid.  A round:
 the start player draws one tile per player into the offer; in turn order each
