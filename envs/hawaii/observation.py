@@ -71,6 +71,16 @@ CONTEXT = 68
 SLOT_W = NUM_PLACE_KINDS + 3 * 9 + 4 + MAX_P
 ROW_W = NUM_TYPES + 3
 PLAYER_W = 6 + 1 + 5 + 5 + 11 + NUM_ROWS * ROW_W + 2 + 5 + 2 + 1 + 3 + 1 + 1 + 6
+# offsets inside the context block
+X_KIND, X_SLOT, X_CIRCLE, X_TILE, X_SIDE, X_ROW = 0, 3, 13, 16, 38, 40
+X_MOVE, X_PRICE, X_PAY, X_PAY_TYPE, X_PAY_FRUIT, X_FISH, X_TRIP, X_BOATS, X_DOCK, X_HUTS = (
+    45, 46, 47, 48, 50, 51, 52, 53, 62, 66)
+# offsets inside a player's block: VP, resources (3), round sum, target, ended-round flag, sequence
+# space (5), turn-order position (5), chieftain location (beach + 10 slots), then the realm
+W_VP, W_RES, W_RSUM, W_TARGET, W_ENDED, W_SEQ, W_ORDER, W_CHIEF, W_REALM = 0, 1, 4, 5, 6, 7, 12, 17, 28
+# offsets after the villages in the realm part: free boats (I, II), fishing boat unused, usable huts (2)
+R_FREE_BOATS, R_FISHING_BOAT, R_HUTS = 4, 6, 7
+SEQ_W, SEQ_OCCUPANT = 12, 7  # per sequence space: token (7), occupant seat (5)
 SUPPLY_INIT = np.array([max(SUPPLY.get(t, 1), 1) for t in range(NUM_TYPES)], dtype=np.float32)
 
 
@@ -368,27 +378,27 @@ class HawaiiObserver(Observer):
         # -- context of the turn in progress
         c = off.ctx
         if s.kind:
-            ones.append(c + s.kind - 1)
+            ones.append(c + X_KIND + s.kind - 1)
             if s.c_slot >= 0:
-                ones.append(c + 3 + s.c_slot)
+                ones.append(c + X_SLOT + s.c_slot)
             if s.c_circle >= 0:
-                ones.append(c + 13 + s.c_circle)
+                ones.append(c + X_CIRCLE + s.c_circle)
             if s.c_tile >= 0:
-                ones.append(c + 16 + s.c_tile)
+                ones.append(c + X_TILE + s.c_tile)
             if s.c_side:
-                ones.append(c + 38 + s.c_side - 1)
+                ones.append(c + X_SIDE + s.c_side - 1)
             if s.c_row >= 0:
-                ones.append(c + 40 + s.c_row)
+                ones.append(c + X_ROW + s.c_row)
             if s.payments:
                 x, rt = s.payments[0]
-                idx.append(c + 47)
+                idx.append(c + X_PAY)
                 val.append(x / sc.pay)
-                ones.append(c + 48 + rt)
+                ones.append(c + X_PAY_TYPE + rt)
             for b in s.boats_sel:
-                ones.append(c + 53 + b)
+                ones.append(c + X_BOATS + b)
             if s.c_dock >= 0:
-                ones.append(c + 62 + s.c_dock)
-            idx += [c + 45, c + 46, c + 50, c + 51, c + 52]
+                ones.append(c + X_DOCK + s.c_dock)
+            idx += [c + X_MOVE, c + X_PRICE, c + X_PAY_FRUIT, c + X_FISH, c + X_TRIP]
             val += [s.c_move / sc.move, s.c_price / sc.pay, s.pay_nf / sc.pay, s.c_fish / 10, s.c_cost / sc.pay]
         # -- players, egocentric (the observer first); seat-relative chieftain marks on the board
         pb = off.players
@@ -407,12 +417,12 @@ class HawaiiObserver(Observer):
                 ones.append(cb + loc * SLOT_W + seat)
             passed = s.passed[p]
             if passed >= 0:
-                ones.append(sq + passed * 12 + 7 + seat)
-                ones.append(b + 6)
-                ones.append(b + 7 + passed)
+                ones.append(sq + passed * SEQ_W + SEQ_OCCUPANT + seat)
+                ones.append(b + W_ENDED)
+                ones.append(b + W_SEQ + passed)
             if public or p == player:
                 r0, r1, r2 = s.res[p]
-                idx += [b + 1, b + 2, b + 3]
+                idx += [b + W_RES, b + W_RES + 1, b + W_RES + 2]
                 val += [r0 / 30 if r0 < 30 else 1.0 - 1.0 / (r0 + 1), r1 / 30 if r1 < 30 else 1.0 - 1.0 / (r1 + 1),
                         r2 / 30 if r2 < 30 else 1.0 - 1.0 / (r2 + 1)]  # over(r, 30), inlined
             tok = tokens.get(("realm", p), origin)
@@ -422,13 +432,13 @@ class HawaiiObserver(Observer):
             _tok, bb, target = cached
             vp = s.vp[p]
             rs = s.rsum[p]
-            idx += [b, b + 4, b + 5]
+            idx += [b + W_VP, b + W_RSUM, b + W_TARGET]
             val += [vp / 150 if vp < 150 else 1.0 - 1.0 / (vp + 1), rs / 30 if rs < 30 else 1.0 - 1.0 / (rs + 1),
                     target]
-            ones.append(b + 12 + pos)
-            ones.append(b + 18 + loc)
-            o[b + 28:b + 28 + len(bb)] = bb
-            b += 28 + NUM_ROWS * ROW_W
+            ones.append(b + W_ORDER + pos)
+            ones.append(b + W_CHIEF + 1 + loc)  # loc -1: the beach
+            o[b + W_REALM:b + W_REALM + len(bb)] = bb
+            b += W_REALM + NUM_ROWS * ROW_W
             if s.boats[p]:
                 _, f1, f2 = s.free_boats(p)
             else:
@@ -437,10 +447,10 @@ class HawaiiObserver(Observer):
             u = used[p]
             a1 = (own[p][EXCHANGE_HUT] - ex2 - u[0]) / 5
             a2 = (ex2 - u[1]) / 5
-            idx += [b + 4, b + 5, b + 6, b + 7, b + 8]
+            idx += [b + R_FREE_BOATS, b + R_FREE_BOATS + 1, b + R_FISHING_BOAT, b + R_HUTS, b + R_HUTS + 1]
             val += [f1 / 8, f2 / 8, 0.0 if s.boat_used[p][0] else 1.0, a1, a2]
             if p == me:
-                idx += [c + 66, c + 67]
+                idx += [c + X_HUTS, c + X_HUTS + 1]
                 val += [a1, a2]
         o.put(ones, 1.0)
         o.put(idx, val)
