@@ -5,31 +5,8 @@ Egocentric: "me" is the observing player, "opp" the other one.  Segments keep
 their board numbering.  Everything in this game is public except the order of
 the palm piles, whose remaining composition is shown instead.
 
-| block           | size | content                                                                  |
-|-----------------|------|--------------------------------------------------------------------------|
-| phase           | 6    | one-hot MAIN, SHAMAN, PICK, PRIESTESS, BUY_SHELL, BUY_WINDOW             |
-| round           | 2    | one-hot round 1 / 2                                                      |
-| current_pile    | 3    | one-hot of the pile refills draw from (1-, 2-, 3-palm)                   |
-| flags           | 4    | tactical variant, I am start player, I own the turn, I decide now        |
-| turn            | 1    | turns played / 150 (``core.game.scaled_count``: from 150 on 1 - 1/(t+1))  |
-| boat            | 6    | one-hot boat segment                                                     |
-| my_discs        | 35   | per disc value 1..5 one-hot {supply, beach 0..5}                         |
-| opp_discs       | 35   | same for the opponent                                                    |
-| lava_discs      | 14   | me, opp: one-hot {supply, beach 0..5} (zeros in the base game)           |
-| beach_sums      | 12   | me then opp, number-disc sum per beach / 15                              |
-| shamans         | 38   | me, opp: one-hot {village beach, field 0..17}                            |
-| statues         | 36   | me, opp: statue on field 0..17                                           |
-| statue_supply   | 2    | statues left in supply / 8, me and opp                                   |
-| crater          | 30   | per crater field one-hot 0..4 chips                                      |
-| chip_supply     | 1    | chips in supply / 4                                                      |
-| bays            | 108  | per bay (2s+k): empty, 7 face types, butterfly flag                      |
-| hands           | 12   | me, opp: shells, white, black, fish, nautilus, butterfly cards (each /8) |
-| scoring_cards   | 16   | per scoring card one-hot {board, me, opp}; priestess card available      |
-| piles           | 27   | per pile: count of each of 8 face types / 8, butterfly cards / 8         |
-| scores          | 2    | me, opp / 80 (``scaled_count``: from 80 on 1 - 1/(s+1), not clipped)      |
-| landing         | 6    | one-hot landing segment during a card distribution                       |
-| pending         | 2    | shells I can spend now / 8 (``scaled_count``), I-act-first flag          |
-| window          | 1    | the opponent has passed in the buy window                                |
+The blocks, their shapes and meanings are :data:`BLOCKS` below (one declaration; the table in
+``docs/observations.md`` is generated from it).
 
 Layout version 2 (``HausDerSonneGame.observation_version``): version 1 clipped turns, scores and
 spendable shells at 1.
