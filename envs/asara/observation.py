@@ -1,7 +1,8 @@
-"""Observation encoder of Asara: a flat float32 vector of named blocks.
+"""Observation encoder of Asara: a flat float32 vector of named blocks (rules: ``docs/rules/asara.md``;
+the blocks are declared in :meth:`AsaraObserver.declare` and tabled in ``docs/observations.md``).
 
 Egocentric: "players" blocks are padded to 4 seats, the observer first, the
-others in turn order.  Perfect-recall quantities that the rules file 14.2 calls
+others in turn order.  Perfect-recall quantities that the rules file §14.2 calls
 derivable (money, unbuilt sections behind screens, pile compositions) are
 included for everyone unless ``human_realistic_obs`` hides others' money and
 reserves.  Truly private items appear only in their owner's ``private`` block:
@@ -45,47 +46,67 @@ counts stay distinct.  Layout version 2 (``AsaraGame.observation_version``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..core.game import Layout, scaled_count
+from ..core.game import scaled_count
+from ..core.observation import ObservationSpec, Observer
 from . import components as C
+from .state import NUM_PHASES, PH_BUILD, PH_SPACE
 
 if TYPE_CHECKING:
     from .state import AsaraGame, AsaraState
 
 MAX_SEATS = 4
-NUM_PHASES = 9
 LIMITED_AREAS = tuple(a for a in range(C.NUM_AREAS) if a != C.FIVE)
+# offsets inside the meta block
+M_YEAR, M_PLAYERS, M_PRO, M_PHASE, M_CALIPH, M_START, M_TURN = 0, 4, 7, 8, 17, 21, 25
+META = M_TURN + 1
+# offsets inside the pending block
+P_AREA, P_STEPS, P_PLOT, P_OPEN, P_FEE, P_PILE, P_CARDS, P_LIT = 0, 17, 25, 32, 37, 38, 42, 62
+PENDING = P_LIT + 1
 
 
 def player_block_size(slots: int) -> int:
     return C.NUM_KINDS + C.NUM_MATERIALS * slots * 4 + 2 + C.NUM_MATERIALS + 2
 
 
-def build_layout(game: AsaraGame) -> tuple[dict[str, slice], int]:
-    """Slices of every block for this configuration, and attaches the per-value scale vector."""
-    L = Layout()
-    L.add("meta", 4 + 3 + 1 + NUM_PHASES + 4 + 4 + 1)
-    L.add("pending", 17 + 8 + 7 + 5 + 1 + 4 + 20 + 1)
-    L.add("seats", 3 * MAX_SEATS)
-    L.add("areas", len(LIMITED_AREAS) * 7)
-    L.add("spaces", 2 * game.total_spaces)
-    L.add("five", 1)
-    L.add("cards_laid", MAX_SEATS * 6)
-    L.add("displays", C.NUM_KINDS)
-    L.add("piles", C.NUM_KINDS + 4 + 1)
+def declare(game: AsaraGame) -> ObservationSpec:
+    """The blocks of this configuration (see the module docstring)."""
+    spec = ObservationSpec()
+    spec.add("meta", META, "year (4), player count (3), professional, phase (9), Caliph holder (4), this year's "
+             "start player (4), turns taken this year / 30; seats relative to the observer")
+    spec.add("pending", PENDING, "chosen area (17), build steps left 0..7 (8), plot (7), towers opened per "
+             "material (5), spies fee paid, searched pile (4), chosen cards (20), lit windows left to keep")
+    spec.add("seats", (MAX_SEATS, 3), "per seat: money / 100, PP / 150, hand size / 12 (scaled_count)")
+    spec.add("areas", (len(LIMITED_AREAS), 7), "per area but the 5-Asari building: lead suit or none (6), "
+             "face-down pairs / 4")
+    spec.add("spaces", (game.total_spaces, 2), "per card space: occupied, occupied by me")
+    spec.add("five", 1, "cards on the 5-Asari building / 20")
+    spec.add("cards_laid", (MAX_SEATS, 6), "per seat: face-up cards per suit (5), face-down cards; / cards per suit")
+    spec.add("displays", C.NUM_KINDS, "face-up tiles per kind (type x material x gold) / 6")
+    spec.add("piles", C.NUM_KINDS + 5, "pile composition per kind (40), pile sizes / 25 (4), lit stack / 15")
     pb = player_block_size(game.slots)
     for i in range(MAX_SEATS):
-        L.add(f"player_{i}", pb)
-    L.add("private", 25)
-    L.add("belief", 6)
-    size = L.size
+        spec.add(f"player_{i}", pb, f"seat {i} from the observer: reserve per kind / 4 (40), per material x slot: "
+                 "exists, height, visible gold, lit (4 each), tower count, max height, max height per material "
+                 "(5), lit windows held, seat present")
+    spec.add("private", (5, 5), "own hand, own face-down suits, own kept lit windows, own windows known in "
+             "the stack, lit windows drawn now (per suit or material)")
+    spec.add("belief", 6, "unseen cards per suit (5), undealt deck size / 45")
+    spec.stack("players", [f"player_{i}" for i in range(MAX_SEATS)], "the seats' reserves and towers, "
+               "observer first, padded to 4")
+    return spec
+
+
+def scale_vector(game: AsaraGame, lay: dict[str, slice]) -> np.ndarray:
+    """The divisor of every value (as a factor)."""
+    size = max(sl.stop for sl in lay.values())
     scale = np.ones(size, dtype=np.float32)
     cps = float(game.cards_per_suit)
     kind_max = float(max(max(game.kind_total), 1))
-    sl = L.slices
+    sl = lay
     scale[sl["meta"].stop - 1] = 1.0 / 30.0
     a = sl["areas"].start
     for i in range(len(LIMITED_AREAS)):
@@ -119,14 +140,7 @@ def build_layout(game: AsaraGame) -> tuple[dict[str, slice], int]:
     b = sl["belief"].start
     scale[b: b + 5] = 1.0 / cps
     scale[b + 5] = 1.0 / 45.0
-    game._obs_scale_vec = scale
-    return dict(sl), size
-
-
-# -- fast encoder ------------------------------------------------------------------------------
-# Blocks that change only when cards move (``s._oc_cards``) or tiles move (``s._oc_tiles``) are
-# cached on the state as scaled float32 arrays; the engine replaces a cache dict (never mutates a
-# shared one) when it changes the matching fields, so clones may share caches safely.
+    return scale
 
 
 def _scaled(values: list, scale: np.ndarray) -> np.ndarray:
@@ -172,159 +186,191 @@ def _tower_block(s: AsaraState, q: int, sc: np.ndarray) -> np.ndarray:
     return out
 
 
-def encode(s: AsaraState, p: int) -> np.ndarray:
-    """Player p's information state (see the module docstring for the blocks).
+class AsaraObserver(Observer):
+    """Builds Asara observations.
 
-    Built by concatenating cached blocks; the result equals the plain reference encoder
-    in tests/asara/asara_reference_obs.py.
-    """
-    g = s.game
-    n = g.num_players
-    rel = [(q - p) % n for q in range(n)]
-    body = s._oc_body.get(p)
-    if body is None:
-        body = s._oc_body[p] = _body(s, p, g, rel)
-    out = np.concatenate((_ZERO_HEAD, body))
-    # the head (meta, pending, seats) changes at every decision: write its few non-zero entries
-    idx = [s.year - 1, 4 + n - 2, 17 + rel[s.caliph], 21 + rel[s.start_player], 25]
-    val = [1.0, 1.0, 1.0, 1.0, scaled_count(s.turn_no, 30)]
-    if g.pro:
-        idx.append(7)
-        val.append(1.0)
-    phase = s.phase
-    if phase < NUM_PHASES:
-        idx.append(8 + phase)
-        val.append(1.0)
-    o = 26
-    if s.p_area >= 0:
-        idx.append(o + s.p_area)
-        val.append(1.0)
-    idx.append(o + 17 + s.b_left)
-    val.append(1.0)
-    if phase == 6:
-        idx.append(o + 25 + s.p_space - g.area_start[C.CIRCLE])
-        val.append(1.0)
-        for m in range(5):
-            if s.open_[m]:
-                idx.append(o + 32 + m)
-                val.append(1.0)
-    if s.p_fee:
-        idx.append(o + 37)
-        val.append(1.0)
-    if s.p_pile >= 0:
-        idx.append(o + 38 + s.p_pile)
-        val.append(1.0)
-    if s.p_cards >= 0 and phase == 2 and s.current_player == p:
-        idx.append(o + 42 + s.p_cards)
-        val.append(1.0)
-    if s.lit_keep_left:
-        idx.append(o + 62)
-        val.append(1.0)
-    o = 26 + 63
-    hide = g.options["human_realistic_obs"]
-    money, pp, hand_n = s.money, s.pp, s.hand_n
-    for q in range(n):
-        b = o + 3 * rel[q]
-        idx += (b, b + 1, b + 2)
-        val += (scaled_count(money[q], 100) if q == p or not hide else 0.0, scaled_count(pp[q], 150),
-                scaled_count(hand_n[q], 12))
-    out[idx] = val
-    return out
+    The blocks that change only when cards move, or only when tiles move, are cached as scaled
+    float32 arrays, each with the token of ``state.changes`` it was built from; the head (meta,
+    pending, seats) changes at every decision and is written afresh."""
 
+    game: AsaraGame
 
-_ZERO_HEAD = np.zeros(26 + 63 + 3 * MAX_SEATS, dtype=np.float32)
+    @classmethod
+    def declare(cls, game: AsaraGame) -> ObservationSpec:
+        return declare(game)
 
+    def __init__(self, game: AsaraGame) -> None:
+        super().__init__(game)
+        lay = game.observation_layout
+        self.scale = scale_vector(game, lay)
+        self.pending = lay["pending"].start
+        self.seats = lay["seats"].start
+        self.zero_head = np.zeros(lay["seats"].stop, dtype=np.float32)
+        self._parts: dict[Any, tuple[Any, Any]] = {}  # part -> (token, cached block)
+        self._body: dict[int, tuple[Any, bool, np.ndarray]] = {}  # observer -> (token, to move, body)
 
-def _body(s: AsaraState, p: int, g: AsaraGame, rel: list[int]) -> np.ndarray:
-    """Everything after the head; changes only when cards, tiles or towers move."""
-    n = g.num_players
-    lay = g.observation_layout
-    sc = g._obs_scale_vec
-    cc = s._oc_cards
-    # areas, spaces, five, cards_laid: one contiguous run
-    areas = cc.get("areas_raw")
-    if areas is None:
-        st = g.area_start
-        nsp = g.area_spaces
-        card = s.sp_card
-        areas = [0.0] * (len(LIMITED_AREAS) * 7)
-        for i, a in enumerate(LIMITED_AREAS):
-            areas[i * 7 + s.lead[a] + 1] = 1.0
-            areas[i * 7 + 6] = card[st[a]: st[a] + nsp[a]].count(5)
-        cc["areas_raw"] = areas
-    occ = cc.get("occ_raw")
-    if occ is None:  # occupancy bits, and per player the spaces he holds
-        own = s.sp_owner
-        occ = [0.0] * (2 * len(own))
-        held: list[list[int]] = [[] for _ in range(n)]
-        for j, o in enumerate(own):
-            if o >= 0:
-                occ[2 * j] = 1.0
-                held[o].append(2 * j + 1)
-        cc["occ_raw"] = occ
-        cc["held"] = held
-    sp = occ[:]
-    for j in cc["held"][p]:
-        sp[j] = 1.0
-    laid = [0] * (6 * MAX_SEATS)
-    lu, ld = s.laid_up, s.laid_down
-    for q in range(n):
-        b = rel[q] * 6
-        laid[b: b + 5] = lu[q * 5: q * 5 + 5]
-        laid[b + 5] = sum(ld[q * 5: q * 5 + 5])
-    front = _scaled(areas + sp + [sum(s.five_by)] + laid, sc[lay["areas"].start: lay["cards_laid"].stop])
-    # private and belief
-    v = s.hand[p * 5: p * 5 + 5] + ld[p * 5: p * 5 + 5] + s.lit_res[p * 5: p * 5 + 5] + [0] * 10
-    if s.lit_stack:
-        bit = 1 << p
-        for j, m in enumerate(s.lit_stack):
-            if s.lit_seen[j] & bit:
-                v[15 + m] += 1
-    if s.current_player == p:
-        for m in s.lit_drawn:
-            v[20 + m] += 1
-    v += s.unseen_cards(p)
-    v.append(len(s.deck))
-    back = _scaled(v, sc[lay["private"].start: lay["belief"].stop])
-    # tiles: displays and piles, then the seats' reserves and towers
-    tc = s._oc_tiles
-    disp = tc.get("disp")
-    if disp is None:
-        disp = tc["disp"] = _scaled(s.display, sc[lay["displays"]])
-    piles = tc.get("piles")
-    if piles is None:
-        v = [0] * (C.NUM_KINDS + 5)
-        for t in range(4):
-            pile = s.piles[t]
-            for x in pile:
-                v[t * 10 + x] += 1
-            v[C.NUM_KINDS + t] = len(pile)
-        v[-1] = len(s.lit_stack)
-        piles = tc["piles"] = _scaled(v, sc[lay["piles"]])
-    key = ("players", p)
-    players = tc.get(key)
-    if players is None:
-        pieces = []
+    def _part(self, state: AsaraState, part: Any, key: Any = None) -> Any:
+        """The cached block ``key`` (default: ``part``) if ``part`` has not changed since, else None."""
+        hit = self._parts.get(part if key is None else key)
+        if hit is not None and hit[0] is state.changes.token(part):
+            return hit[1]
+        return None
+
+    def _keep(self, state: AsaraState, part: Any, value: Any, key: Any = None) -> Any:
+        self._parts[part if key is None else key] = (state.changes.token(part), value)
+        return value
+
+    def observe(self, s: AsaraState, p: int) -> np.ndarray:
+        """Player p's information state (see the module docstring for the blocks).
+
+        Built by concatenating cached blocks; the result equals the plain reference encoder
+        in tests/asara/asara_reference_obs.py.
+        """
+        g = s.game
+        n = g.num_players
+        rel = [(q - p) % n for q in range(n)]
+        latest = s.changes.latest
+        to_move = s.current_player == p
+        hit = self._body.get(p)
+        if hit is not None and hit[0] is latest and hit[1] == to_move:
+            body = hit[2]
+        else:
+            body = self._body_of(s, p, g, rel)
+            self._body[p] = (latest, to_move, body)
+        out = np.concatenate((self.zero_head, body))
+        # the head (meta, pending, seats) changes at every decision: write its few non-zero entries
+        idx = [M_YEAR + s.year - 1, M_PLAYERS + n - 2, M_CALIPH + rel[s.caliph], M_START + rel[s.start_player],
+               M_TURN]
+        val = [1.0, 1.0, 1.0, 1.0, scaled_count(s.turn_no, 30)]
+        if g.pro:
+            idx.append(M_PRO)
+            val.append(1.0)
+        phase = s.phase
+        if phase < NUM_PHASES:
+            idx.append(M_PHASE + phase)
+            val.append(1.0)
+        o = self.pending
+        if s.p_area >= 0:
+            idx.append(o + P_AREA + s.p_area)
+            val.append(1.0)
+        idx.append(o + P_STEPS + s.b_left)
+        val.append(1.0)
+        if phase == PH_BUILD:
+            idx.append(o + P_PLOT + s.p_space - g.area_start[C.CIRCLE])
+            val.append(1.0)
+            for m in range(5):
+                if s.open_[m]:
+                    idx.append(o + P_OPEN + m)
+                    val.append(1.0)
+        if s.p_fee:
+            idx.append(o + P_FEE)
+            val.append(1.0)
+        if s.p_pile >= 0:
+            idx.append(o + P_PILE + s.p_pile)
+            val.append(1.0)
+        if s.p_cards >= 0 and phase == PH_SPACE and to_move:
+            idx.append(o + P_CARDS + s.p_cards)
+            val.append(1.0)
+        if s.lit_keep_left:
+            idx.append(o + P_LIT)
+            val.append(1.0)
+        o = self.seats
         hide = g.options["human_realistic_obs"]
-        ts = C.NUM_KINDS
-        for i in range(n):
-            q = (p + i) % n
-            sl = lay[f"player_{i}"]
-            b = sl.start
-            if q == p or not hide:
-                k2 = ("res", q)
-                a = tc.get(k2)
+        money, pp, hand_n = s.money, s.pp, s.hand_n
+        for q in range(n):
+            b = o + 3 * rel[q]
+            idx += (b, b + 1, b + 2)
+            val += (scaled_count(money[q], 100) if q == p or not hide else 0.0, scaled_count(pp[q], 150),
+                    scaled_count(hand_n[q], 12))
+        out[idx] = val
+        return out
+
+    def _body_of(self, s: AsaraState, p: int, g: AsaraGame, rel: list[int]) -> np.ndarray:
+        """Everything after the head; changes only when cards, tiles or towers move."""
+        n = g.num_players
+        lay = g.observation_layout
+        sc = self.scale
+        # areas, spaces, five, cards_laid: one contiguous run
+        cards = self._part(s, "cards")
+        if cards is None:
+            st = g.area_start
+            nsp = g.area_spaces
+            card = s.sp_card
+            areas = [0.0] * (len(LIMITED_AREAS) * 7)
+            for i, a in enumerate(LIMITED_AREAS):
+                areas[i * 7 + s.lead[a] + 1] = 1.0
+                areas[i * 7 + 6] = card[st[a]: st[a] + nsp[a]].count(5)
+            own = s.sp_owner
+            occ = [0.0] * (2 * len(own))  # occupancy bits, and per player the spaces he holds
+            held: list[list[int]] = [[] for _ in range(n)]
+            for j, o in enumerate(own):
+                if o >= 0:
+                    occ[2 * j] = 1.0
+                    held[o].append(2 * j + 1)
+            cards = self._keep(s, "cards", (areas, occ, held))
+        areas, occ, held = cards
+        sp = occ[:]
+        for j in held[p]:
+            sp[j] = 1.0
+        laid = [0] * (6 * MAX_SEATS)
+        lu, ld = s.laid_up, s.laid_down
+        for q in range(n):
+            b = rel[q] * 6
+            laid[b: b + 5] = lu[q * 5: q * 5 + 5]
+            laid[b + 5] = sum(ld[q * 5: q * 5 + 5])
+        front = _scaled(areas + sp + [sum(s.five_by)] + laid, sc[lay["areas"].start: lay["cards_laid"].stop])
+        # private and belief
+        v = s.hand[p * 5: p * 5 + 5] + ld[p * 5: p * 5 + 5] + s.lit_res[p * 5: p * 5 + 5] + [0] * 10
+        if s.lit_stack:
+            bit = 1 << p
+            for j, m in enumerate(s.lit_stack):
+                if s.lit_seen[j] & bit:
+                    v[15 + m] += 1
+        if s.current_player == p:
+            for m in s.lit_drawn:
+                v[20 + m] += 1
+        v += s.unseen_cards(p)
+        v.append(len(s.deck))
+        back = _scaled(v, sc[lay["private"].start: lay["belief"].stop])
+        # tiles: displays and piles, then the seats' reserves and towers
+        disp = self._part(s, "display")
+        if disp is None:
+            disp = self._keep(s, "display", _scaled(s.display, sc[lay["displays"]]))
+        piles = self._part(s, "piles")
+        if piles is None:
+            v = [0] * (C.NUM_KINDS + 5)
+            for t in range(4):
+                pile = s.piles[t]
+                for x in pile:
+                    v[t * 10 + x] += 1
+                v[C.NUM_KINDS + t] = len(pile)
+            v[-1] = len(s.lit_stack)
+            piles = self._keep(s, "piles", _scaled(v, sc[lay["piles"]]))
+        key = ("players", p)
+        players = self._part(s, "tiles", key)
+        if players is None:
+            pieces = []
+            hide = g.options["human_realistic_obs"]
+            ts = C.NUM_KINDS
+            for i in range(n):
+                q = (p + i) % n
+                sl = lay[f"player_{i}"]
+                b = sl.start
+                if q == p or not hide:
+                    k2 = ("reserve", q)
+                    a = self._part(s, k2)
+                    if a is None:
+                        a = self._keep(s, k2, _scaled(s.reserve[q * C.NUM_KINDS: (q + 1) * C.NUM_KINDS],
+                                                      sc[b: b + ts]))
+                    pieces.append(a)
+                else:
+                    pieces.append(np.zeros(C.NUM_KINDS, dtype=np.float32))
+                k2 = ("towers", q)
+                a = self._part(s, k2)
                 if a is None:
-                    a = tc[k2] = _scaled(s.reserve[q * C.NUM_KINDS: (q + 1) * C.NUM_KINDS], sc[b: b + ts])
+                    a = self._keep(s, k2, _tower_block(s, q, sc[b + ts: sl.stop]))
                 pieces.append(a)
-            else:
-                pieces.append(np.zeros(C.NUM_KINDS, dtype=np.float32))
-            k2 = ("tw", q)
-            a = tc.get(k2)
-            if a is None:
-                a = tc[k2] = _tower_block(s, q, sc[b + ts: sl.stop])
-            pieces.append(a)
-        if n < MAX_SEATS:
-            pieces.append(np.zeros(lay["player_3"].stop - lay[f"player_{n}"].start, dtype=np.float32))
-        players = tc[key] = np.concatenate(pieces)
-    return np.concatenate((front, disp, piles, players, back))
+            if n < MAX_SEATS:
+                pieces.append(np.zeros(lay["player_3"].stop - lay[f"player_{n}"].start, dtype=np.float32))
+            players = self._keep(s, "tiles", np.concatenate(pieces), key)
+        return np.concatenate((front, disp, piles, players, back))

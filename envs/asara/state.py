@@ -5,7 +5,7 @@ a buyer: ``area_mask`` / ``card_mask`` / ``place_buyer``; execute the move:
 ``buy_from_market``, ``take_bank_money``, ``build_step``, ``bribe``...), the end
 of a year (``score_year_end``, ``start_new_year``) and the final evaluation
 (``final_awards``).  Rule references (section numbers, A-nn) point into the
-rules file ``shared/rules/asara.md``.
+rules file ``docs/rules/asara.md``.
 
 Position layout: every per-player quantity is one flat list indexed
 ``player * width + i`` so that :meth:`AsaraState.clone` is a handful of list
@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..core.game import CorruptStateError, Game, Option, State
+from ..core.observation import Changes
 from ..core.rng import Rng, as_rng
 from . import components as C
 from .actions import (
@@ -169,6 +170,8 @@ class AsaraGame(Game):
     #: 2: money, PP, hand size, turns, towers and kept lit windows past their scale are squeezed
     #: below 1 instead of clipped (core.game.scaled_count)
     observation_version = 2
+    observer_ref = ".observation:AsaraObserver"
+    renderer_ref = ".render"
     options_spec = (
         Option("version", "base", "base game or professional version (recruiting, lighted windows)",
                choices=("base", "professional")),
@@ -280,9 +283,6 @@ class AsaraGame(Game):
                 self.kind_total[t * 10 + m * 2] = self.sections[t] - self.gold[t]
                 self.kind_total[t * 10 + m * 2 + 1] = self.gold[t]
         self.total_cards = C.NUM_SUITS * self.cards_per_suit
-        from .observation import build_layout
-
-        self.observation_layout, self.obs_size = build_layout(self)
 
     def new_state(self, seed: int | None = None) -> AsaraState:
         return AsaraState(self, seed)
@@ -412,9 +412,11 @@ class AsaraState(State):
         self.hand_n = [sum(self.hand[p * 5: p * 5 + 5]) for p in range(n)]
         self._mask = None
         self._legal = None
-        self._oc_cards: dict = {}  # observation blocks that depend on cards (see observation.encode)
-        self._oc_tiles: dict = {}  # observation blocks that depend on tiles and towers
-        self._oc_body: dict = {}  # per observer: everything after the per-decision head
+        # what changed, for whoever derives data from the position (the observer): "cards" (hands,
+        # cards laid, the deck, lighted windows), ("hand", p), and the tiles: "display", "piles",
+        # ("reserve", p), ("towers", p), with "tiles" for any of them
+        self.changes = Changes()
+        self._reach: dict[int, int] = {}  # build_reach per player; replaced, never mutated (clones share it)
 
     # tower helpers ---------------------------------------------------------------
     def tower_index(self, p: int, m: int, slot: int) -> int:
@@ -571,12 +573,11 @@ class AsaraState(State):
 
     def build_reach(self, p: int) -> int:
         """Bitmask of the section counts k (0..7) that player p could build right now."""
-        key = ("reach", p)
-        reach = self._oc_tiles.get(key)  # depends only on p's reserve, lit windows and towers
+        reach = self._reach.get(p)  # depends only on p's reserve, lit windows and towers
         if reach is None:
             res = self.build_resources(p)
             reach = completable_reach(C.NUM_PLOTS, [0] * NF, *res, self.game.options["lit_on_new_window"])
-            self._oc_tiles[key] = reach
+            self._reach = {**self._reach, p: reach}
         return reach
 
     def area_mask(self) -> list[bool]:
@@ -682,7 +683,7 @@ class AsaraState(State):
 
     def place_buyer(self, p: int, area: int, card: int, space: int) -> None:
         """Lay the card(s): a single face up (face down on the 5-Asari building), or a pair face down."""
-        self._reset_cards()  # board, beliefs and p's private block all change
+        self._cards_moved()  # board, beliefs and p's private block all change
         h = self.hand
         o5 = p * 5
         if card < 5:
@@ -708,26 +709,20 @@ class AsaraState(State):
         self.sp_card[gi] = card
         self.p_space = gi
 
-    # -- observation caches: replaced, never mutated, since clones share them -----------
-    def _reset_cards(self) -> None:
-        self._oc_cards = {}
-        self._oc_body = {}
+    # -- what changed (state.changes) ------------------------------------------------------------------
+    def _cards_moved(self) -> None:
+        """Cards changed hands or places (a deal, cards laid, lighted windows drawn or kept)."""
+        self.changes.mark("cards")
 
-    def _drop_cards(self, *keys: Any) -> None:
-        d = dict(self._oc_cards)
-        for k in keys:
-            d.pop(k, None)
-        self._oc_cards = d
-        self._oc_body = {}
+    def _hand_changed(self, p: int) -> None:
+        self.changes.mark(("hand", p))
 
-    def _drop_tiles(self, *keys: Any) -> None:
-        d = {k: v for k, v in self._oc_tiles.items() if k[0] != "players"}  # seat blocks hold res/tw
-        for k in keys:
-            d.pop(k, None)
-            if k[0] in ("res", "tw"):
-                d.pop(("reach", k[1]), None)
-        self._oc_tiles = d
-        self._oc_body = {}
+    def _tiles_moved(self, *parts: Any) -> None:
+        """Tiles moved: ``parts`` among "display", "piles", ("reserve", p), ("towers", p)."""
+        self.changes.mark("tiles", *parts)
+        drop = [k[1] for k in parts if k[0] in ("reserve", "towers") and k[1] in self._reach]
+        if drop:
+            self._reach = {q: r for q, r in self._reach.items() if q not in drop}
 
     # -- the moves (rules 5.3-5.7, 9) ---------------------------------------------------
     def pay_out(self, p: int, amount: int) -> None:
@@ -941,7 +936,7 @@ class AsaraState(State):
     def buy_from_market(self, p: int, x: int) -> None:
         """Rules 5.3: take one face-up tile and pay its material's price (gold costs the same)."""
         if x != MARKET_DECLINE:
-            self._drop_tiles("disp", ("res", p))
+            self._tiles_moved("display", ("reserve", p))
             t = self.p_area
             self.display[t * 10 + x] -= 1
             self.money[p] -= self.game.price[x // 2]
@@ -963,7 +958,7 @@ class AsaraState(State):
     def bribe(self, p: int, x: int) -> None:
         """Rules 5.5: optionally buy one tile from the searched pile at its price; reshuffle the pile."""
         pile = self.piles[self.p_pile]
-        self._drop_tiles("piles", ("res", p))
+        self._tiles_moved("piles", ("reserve", p))
         if x != SPY_NOTHING:
             pile.remove(x)
             self.money[p] -= self.game.price[x // 2]
@@ -974,7 +969,7 @@ class AsaraState(State):
     def recruit_buyers(self, p: int) -> None:
         """Rules 9.1 / A-27: pay the space's fee and draw up to 2 cards from the undealt deck."""
         g = self.game
-        self._reset_cards()  # p's hand and the public deck size change
+        self._cards_moved()  # p's hand and the public deck size change
         self.money[p] -= g.recruit_fees[self.p_space - g.area_start[C.RECRUIT]]
         for _ in range(min(C.RECRUIT_DRAW, len(self.deck))):
             self.hand[p * 5 + self.deck.pop()] += 1
@@ -987,8 +982,8 @@ class AsaraState(State):
             self.end_turn()
             return
         fee, shown, keep = C.LIT_OFFERS[i]
-        self._reset_cards()  # windows known in the stack change for everyone
-        self._drop_tiles("piles")
+        self._cards_moved()  # windows known in the stack change for everyone
+        self._tiles_moved("piles")
         self.money[p] -= fee
         k = min(shown, len(self.lit_stack))
         self.lit_drawn = [self.lit_stack.pop() for _ in range(k)]
@@ -998,8 +993,8 @@ class AsaraState(State):
 
     def keep_lit_window(self, p: int, m: int) -> None:
         """Keep one drawn window; after the last, the rest go to the bottom in random order (A-28)."""
-        self._reset_cards()
-        self._drop_tiles("piles", ("tw", p))
+        self._cards_moved()
+        self._tiles_moved("piles", ("towers", p))
         self.lit_drawn.remove(m)
         self.lit_res[p * NF + m] += 1
         self.lit_keep_left -= 1
@@ -1016,8 +1011,8 @@ class AsaraState(State):
 
     def put_lit_window_under(self, p: int, m: int) -> None:
         """Rules 9.2 with A-28 switched: the unkept windows go under the stack in the player's order."""
-        self._reset_cards()
-        self._drop_tiles("piles")
+        self._cards_moved()
+        self._tiles_moved("piles")
         self.lit_drawn.remove(m)
         self.lit_stack.insert(self.lit_placed, m)
         self.lit_seen.insert(self.lit_placed, 1 << p)
@@ -1038,7 +1033,7 @@ class AsaraState(State):
         if kind == B_STOP:
             self.end_turn()
             return
-        self._drop_tiles(("res", p), ("tw", p))
+        self._tiles_moved(("reserve", p), ("towers", p))
         tw = self.towers
         ro = p * C.NUM_KINDS
         if kind == B_BASE:
@@ -1049,7 +1044,7 @@ class AsaraState(State):
             tw[i] = 1 + gd
             self.open_[m] += 1
         elif kind == B_LIT:
-            self._drop_cards(("priv", p))
+            self._hand_changed(p)
             self.lit_res[p * NF + m] -= 1
             i = self.tower_index(p, m, slot)
             k = (m * g.slots + slot) * 2
@@ -1189,11 +1184,6 @@ class AsaraState(State):
         return [float(x) for x in self.pp]
 
     # ------------------------------------------------------------------ information
-    def observe(self, player: int) -> np.ndarray:
-        from .observation import encode
-
-        return encode(self, player)
-
     def unseen_cards(self, p: int) -> list[int]:
         """Per suit, cards p has not seen: in other hands, others' face-down cards or the deck."""
         cps = self.game.cards_per_suit
@@ -1349,9 +1339,8 @@ class AsaraState(State):
         d["hand_n"] = self.hand_n[:]
         d["_mask"] = self._mask
         d["_legal"] = self._legal
-        d["_oc_cards"] = self._oc_cards
-        d["_oc_tiles"] = self._oc_tiles
-        d["_oc_body"] = self._oc_body
+        d["changes"] = self.changes.copy()
+        d["_reach"] = self._reach
         return s
 
     def _to_dict(self) -> dict[str, Any]:
@@ -1531,19 +1520,7 @@ class AsaraState(State):
 
     def render_text(self, viewer: int | None = None) -> str:
         """Everything public plus the hand of ``viewer`` (default: the player to move)."""
-        from .render import render_text
-
-        return render_text(self, viewer)
-
-    def observation_string(self, player: int) -> str:
-        from .render import observation_string
-
-        return observation_string(self, player)
-
-    def render_rgb(self) -> np.ndarray:
-        from .render import render_rgb
-
-        return render_rgb(self)
+        return self.game.renderer().render_text(self, viewer)
 
 
 AsaraGame.state_class = AsaraState

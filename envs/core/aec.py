@@ -24,6 +24,7 @@ from .game import REWARD_MODES, Game, IllegalActionError, State
 from .rng import check_seed
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
+OBS_FORMATS = ("flat", "dict")
 ILLEGAL_ACTION_MODES = ("raise", "terminate", "penalize")
 
 
@@ -51,14 +52,18 @@ class MeeplezooAECEnv(AECEnv):
     included, ends the game that way), ``max_cycles`` (a limit on the
     number of decisions: when reached, every agent is truncated with reward 0),
     ``text_infos`` (each agent's infos carry ``observation_text`` and
-    ``legal_action_names``), and the game's rule options.
+    ``legal_action_names``), ``obs_format`` (``"flat"`` or ``"dict"``, below), and the game's
+    rule options.
 
     A game the engine cuts off (a safety limit such as Haus der Sonne's
     ``turn_limit``) also ends in truncation, never in a termination.
 
     Observations are ``{"observation": float32[D], "action_mask": int8[A]}``; the
-    mask is all zeros for an agent that is not to move.  The engine state is
-    ``env.unwrapped.game_state``.
+    mask is all zeros for an agent that is not to move.  With ``obs_format="dict"``
+    the flat vector is replaced by its named blocks in their natural shapes
+    (``game.observation_spec``; e.g. Kerala's ``platforms`` is ``(players, planes, 21, 21)``),
+    views of one vector, beside ``action_mask``.  The engine state is
+    ``env.unwrapped.game_state``; ``env.unwrapped.observer`` builds the observations.
     """
 
     game_cls: type[Game]
@@ -73,6 +78,7 @@ class MeeplezooAECEnv(AECEnv):
         illegal_reward: float = -1.0,
         max_cycles: int | None = None,
         text_infos: bool = False,
+        obs_format: str = "flat",
         **rule_options: Any,
     ) -> None:
         super().__init__()
@@ -84,6 +90,8 @@ class MeeplezooAECEnv(AECEnv):
             raise ValueError(
                 f"unknown illegal_action {illegal_action!r}; allowed: {', '.join(ILLEGAL_ACTION_MODES)}"
             )
+        if obs_format not in OBS_FORMATS:
+            raise ValueError(f"unknown obs_format {obs_format!r}; allowed: {', '.join(OBS_FORMATS)}")
         if max_cycles is not None and (
             isinstance(max_cycles, bool) or not isinstance(max_cycles, (int, np.integer)) or max_cycles < 1
         ):
@@ -91,6 +99,8 @@ class MeeplezooAECEnv(AECEnv):
         self.game: Game = self.game_cls(num_players, **rule_options)
         self.max_cycles = int(max_cycles) if max_cycles is not None else 0
         self.text_infos = bool(text_infos)
+        self.observer = self.game.make_observer()
+        self.obs_format = obs_format
         self.render_mode = render_mode
         self.reward_mode = reward_mode
         self.illegal_action = illegal_action
@@ -98,13 +108,19 @@ class MeeplezooAECEnv(AECEnv):
         n = self.game.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
-        obs_box = spaces.Box(0.0, 1.0, shape=self.game.observation_shape, dtype=np.float32)
+        spec = self.game.observation_spec
         mask_box = spaces.Box(0, 1, shape=(self.game.num_actions,), dtype=np.int8)
+        if obs_format == "dict":
+            boxes = {name: spaces.Box(lo, hi, shape=shape, dtype=np.float32)
+                     for name, (shape, lo, hi, _sl) in spec.structure().items()}
+        else:
+            boxes = {"observation": spaces.Box(spec.low, spec.high, dtype=np.float32)}
         self.observation_spaces = {
-            a: spaces.Dict({"observation": obs_box, "action_mask": mask_box}) for a in self.possible_agents
+            a: spaces.Dict({**boxes, "action_mask": mask_box}) for a in self.possible_agents
         }
         self.action_spaces = {a: spaces.Discrete(self.game.num_actions) for a in self.possible_agents}
-        self.state_space = spaces.Box(0.0, 1.0, shape=self.game.state_shape, dtype=np.float32)
+        n_obs = self.game.state_shape[0] // spec.size
+        self.state_space = spaces.Box(np.tile(spec.low, n_obs), np.tile(spec.high, n_obs), dtype=np.float32)
         self._zero_mask = np.zeros(self.game.num_actions, dtype=np.int8)
         self._seed_rng = np.random.default_rng()
         self.game_state: State | None = None
@@ -242,11 +258,15 @@ class MeeplezooAECEnv(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         p = self.agent_name_mapping[agent]
         state = self.game_state
-        obs = state.observe(p)
+        obs = self.observer.observe(state, p)
         if state.current_player == p and not state.is_terminal():
             mask = state.legal_mask().astype(np.int8)
         else:
             mask = self._zero_mask.copy()
+        if self.obs_format == "dict":
+            out = self.observer.spec.views(obs)
+            out["action_mask"] = mask
+            return out
         return {"observation": obs, "action_mask": mask}
 
     def state(self) -> np.ndarray:

@@ -15,15 +15,20 @@ exactly, and ``clone()`` replays the same future unless the copy is re-seeded.
 
 from __future__ import annotations
 
+import importlib
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
+from .observation import ObservationSpec, Observer, StateObserver, spec_from_layout
 from .rng import Rng
+
+#: the builder of observation layouts (declared blocks with shapes, ranges and meanings)
+Layout = ObservationSpec
 
 REWARD_MODES = ("win", "rank", "score")
 SAVE_FORMAT = 1
@@ -97,8 +102,11 @@ class Game(ABC):
     """Static facts of one game configuration.
 
     Subclasses set the class attributes and implement :meth:`new_state` and
-    :meth:`_setup` (which computes ``num_actions`` and ``observation_layout``
-    from ``self.num_players`` and ``self.options``).
+    :meth:`_setup` (which computes ``num_actions`` from ``self.num_players`` and
+    ``self.options``).  The observation is declared by the game's observer class
+    (``observer_ref``, e.g. ``".observation:KeralaObserver"``, looked up in the game's package
+    when first needed, so the rules module never imports it); a game without one sets
+    ``observation_layout`` in ``_setup`` and implements ``State.observe`` itself.
     """
 
     #: registry id, e.g. ``"kerala"``
@@ -122,9 +130,14 @@ class Game(ABC):
     observation_version: ClassVar[int] = 1
     #: option sets measured as extra rows by ``meeplezoo bench`` (e.g. a costlier observation)
     bench_variants: ClassVar[tuple[dict[str, Any], ...]] = ()
+    #: ``".module:Class"`` of the game's :class:`~meeplezoo.envs.core.observation.Observer`
+    observer_ref: ClassVar[str | None] = None
+    #: ``".module"`` with ``render_text(state, ...)`` and ``render_rgb(state)``
+    renderer_ref: ClassVar[str | None] = None
 
     num_actions: int
     observation_layout: dict[str, slice]
+    observation_spec: ObservationSpec
 
     def __init__(self, num_players: int | None = None, **options: Any) -> None:
         if num_players is None:
@@ -139,7 +152,14 @@ class Game(ABC):
         self.num_players = int(num_players)
         self.options = self.resolve_options(options)
         self._setup()
-        self._observation_shape = (max(s.stop for s in self.observation_layout.values()),)
+        spec = self.__dict__.get("observation_spec")
+        if spec is None:
+            oc = self.observer_class()
+            spec = oc.declare(self) if oc is not None else spec_from_layout(self.observation_layout)
+            self.observation_spec = spec
+        self.observation_layout = spec.layout
+        self._observation_shape = (spec.size,)
+        self._observer: Observer | None = None
 
     # -- configuration -------------------------------------------------
     @classmethod
@@ -171,7 +191,37 @@ class Game(ABC):
 
     @abstractmethod
     def _setup(self) -> None:
-        """Compute ``num_actions`` and ``observation_layout`` for this configuration."""
+        """Compute ``num_actions`` (and the game's static tables) for this configuration."""
+
+    # -- observation and rendering -----------------------------------------
+    @classmethod
+    def observer_class(cls) -> type[Observer] | None:
+        return _resolve(cls, cls.observer_ref) if cls.observer_ref else None
+
+    @classmethod
+    def renderer(cls) -> Any:
+        """The game's rendering module (``renderer_ref``)."""
+        if not cls.renderer_ref:
+            raise NotImplementedError(f"{cls.__name__} has no renderer_ref")
+        return _resolve(cls, cls.renderer_ref)
+
+    def make_observer(self) -> Observer:
+        """A new observer of this configuration, with caches of its own (one per environment)."""
+        oc = self.observer_class()
+        return oc(self) if oc is not None else StateObserver(self)
+
+    @property
+    def observer(self) -> Observer:
+        """The default observer, used by ``State.observe``."""
+        obs = self._observer
+        if obs is None:
+            obs = self._observer = self.make_observer()
+        return obs
+
+    def __getstate__(self) -> dict[str, Any]:
+        d = dict(self.__dict__)
+        d["_observer"] = None  # caches stay in the process that built them
+        return d
 
     @property
     def observation_shape(self) -> tuple[int, ...]:
@@ -291,9 +341,10 @@ class State(ABC):
         return compute_returns(self.placements(), self.scores(), reward_mode, self.game.score_scale)
 
     # -- information -----------------------------------------------------------
-    @abstractmethod
     def observe(self, player: int) -> np.ndarray:
-        """Player's information state: float32 of ``game.observation_shape``, egocentric."""
+        """Player's information state: float32 of ``game.observation_shape``, egocentric (built by
+        the game's default observer, ``game.observer``)."""
+        return self.game.observer.observe(self, player)
 
     def state_vector(self) -> np.ndarray:
         """Global state for a centralised critic (default: every seat's observation)."""
@@ -377,15 +428,23 @@ class State(ABC):
     def action_name(self, action: int) -> str:
         """Short readable name, unique within the configuration."""
 
-    @abstractmethod
-    def render_text(self) -> str: ...
+    def render_text(self) -> str:
+        """The position as text (the game's renderer, ``game.renderer_ref``)."""
+        return self.game.renderer().render_text(self)
 
     def observation_string(self, player: int) -> str:
-        """What ``player`` may know, as text: :meth:`observe` in words, nothing hidden from them."""
-        raise NotImplementedError(f"{type(self).__name__} has no observation_string")
+        """What ``player`` may know, as text: :meth:`observe` in words, nothing hidden from them
+        (the renderer's ``observation_string``)."""
+        text = getattr(self.game.renderer(), "observation_string", None) if self.game.renderer_ref else None
+        if text is None:
+            raise NotImplementedError(f"{type(self).__name__} has no observation_string")
+        return text(self, player)
 
     def render_rgb(self) -> np.ndarray:
-        """A picture of the position, uint8 (H, W, 3).  Default: the text drawn on a canvas."""
+        """A picture of the position, uint8 (H, W, 3): the game's renderer, or else the text drawn
+        on a canvas."""
+        if self.game.renderer_ref:
+            return self.game.renderer().render_rgb(self)
         from .render import text_to_rgb
 
         return text_to_rgb(self.render_text())
@@ -426,17 +485,15 @@ def scaled_count(x: float, cap: float) -> float:
     return x / cap if x < cap else 1.0 - 1.0 / (x + 1.0)
 
 
-@dataclass
-class Layout:
-    """Builder for a flat observation layout of named blocks."""
+_RESOLVED: dict[tuple[type, str], Any] = {}
 
-    slices: dict[str, slice] = field(default_factory=dict)
-    size: int = 0
 
-    def add(self, name: str, n: int) -> slice:
-        if name in self.slices:
-            raise ValueError(f"duplicate observation block {name!r}")
-        s = slice(self.size, self.size + n)
-        self.slices[name] = s
-        self.size += n
-        return s
+def _resolve(cls: type, ref: str) -> Any:
+    """``".module:attr"`` (or ``".module"``) looked up in the package of ``cls``'s module."""
+    key = (cls, ref)
+    hit = _RESOLVED.get(key)
+    if hit is None:
+        module, _, attr = ref.partition(":")
+        mod = importlib.import_module(module, cls.__module__.rpartition(".")[0])
+        hit = _RESOLVED[key] = getattr(mod, attr) if attr else mod
+    return hit

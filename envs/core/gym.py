@@ -108,7 +108,9 @@ class SingleAgentEnv(gymnasium.Env):
             if not built:
                 raise ValueError("opponents must name at least one agent")
             self._fixed = [built[i % len(built)] for i in range(n - 1)]
-        self.observation_space = spaces.Box(0.0, 1.0, shape=self.game.observation_shape, dtype=np.float32)
+        spec = self.game.observation_spec
+        self.observation_space = spaces.Box(spec.low, spec.high, dtype=np.float32)
+        self.observer = self.game.make_observer()
         self.action_space = spaces.Discrete(self.game.num_actions)
         self.state: State | None = None
         self.learner_seat = learner_seat if learner_seat is not None else 0
@@ -188,7 +190,7 @@ class SingleAgentEnv(gymnasium.Env):
             state.apply(act_on_state(agent, state))
 
     def _obs(self) -> np.ndarray:
-        return self.state.observe(self.learner_seat)
+        return self.observer.observe(self.state, self.learner_seat)
 
     def _info(self) -> dict[str, Any]:
         info: dict[str, Any] = {"action_mask": self.action_masks(), "learner_seat": self.learner_seat}

@@ -1,34 +1,12 @@
-"""Observation encoder of Haus der Sonne: 399 float32 values in named blocks (rules file §16.5, extended).
+"""Observation encoder of Haus der Sonne: 399 float32 values in named blocks (``docs/rules/haus_der_sonne.md``
+§16.5, extended; the blocks are declared in :data:`BLOCKS`, tabled in ``docs/observations.md``).
 
 Egocentric: "me" is the observing player, "opp" the other one.  Segments keep
 their board numbering.  Everything in this game is public except the order of
 the palm piles, whose remaining composition is shown instead.
 
-| block           | size | content                                                                  |
-|-----------------|------|--------------------------------------------------------------------------|
-| phase           | 6    | one-hot MAIN, SHAMAN, PICK, PRIESTESS, BUY_SHELL, BUY_WINDOW             |
-| round           | 2    | one-hot round 1 / 2                                                      |
-| current_pile    | 3    | one-hot of the pile refills draw from (1-, 2-, 3-palm)                   |
-| flags           | 4    | tactical variant, I am start player, I own the turn, I decide now        |
-| turn            | 1    | turns played / 150 (``core.game.scaled_count``: from 150 on 1 - 1/(t+1))  |
-| boat            | 6    | one-hot boat segment                                                     |
-| my_discs        | 35   | per disc value 1..5 one-hot {supply, beach 0..5}                         |
-| opp_discs       | 35   | same for the opponent                                                    |
-| lava_discs      | 14   | me, opp: one-hot {supply, beach 0..5} (zeros in the base game)           |
-| beach_sums      | 12   | me then opp, number-disc sum per beach / 15                              |
-| shamans         | 38   | me, opp: one-hot {village beach, field 0..17}                            |
-| statues         | 36   | me, opp: statue on field 0..17                                           |
-| statue_supply   | 2    | statues left in supply / 8, me and opp                                   |
-| crater          | 30   | per crater field one-hot 0..4 chips                                      |
-| chip_supply     | 1    | chips in supply / 4                                                      |
-| bays            | 108  | per bay (2s+k): empty, 7 face types, butterfly flag                      |
-| hands           | 12   | me, opp: shells, white, black, fish, nautilus, butterfly cards (each /8) |
-| scoring_cards   | 16   | per scoring card one-hot {board, me, opp}; priestess card available      |
-| piles           | 27   | per pile: count of each of 8 face types / 8, butterfly cards / 8         |
-| scores          | 2    | me, opp / 80 (``scaled_count``: from 80 on 1 - 1/(s+1), not clipped)      |
-| landing         | 6    | one-hot landing segment during a card distribution                       |
-| pending         | 2    | shells I can spend now / 8 (``scaled_count``), I-act-first flag          |
-| window          | 1    | the opponent has passed in the buy window                                |
+The blocks, their shapes and meanings are :data:`BLOCKS` below (one declaration; the table in
+``docs/observations.md`` is generated from it).
 
 Layout version 2 (``HausDerSonneGame.observation_version``): version 1 clipped turns, scores and
 spendable shells at 1.
@@ -40,30 +18,53 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..core.game import Layout, scaled_count
+from ..core.game import scaled_count
+from ..core.observation import ObservationSpec, Observer
 from . import components as C
+from .state import BUY_SHELL, BUY_WINDOW, GAME_OVER, PRIESTESS
 
 if TYPE_CHECKING:
-    from .state import HausDerSonneState
+    from .state import HausDerSonneGame, HausDerSonneState
 
+# name, natural shape, meaning (the table above); every value in [0, 1]
 BLOCKS = (
-    ("phase", 6), ("round", 2), ("current_pile", 3), ("flags", 4), ("turn", 1), ("boat", 6),
-    ("my_discs", 35), ("opp_discs", 35), ("lava_discs", 14), ("beach_sums", 12), ("shamans", 38),
-    ("statues", 36), ("statue_supply", 2), ("crater", 30), ("chip_supply", 1), ("bays", 108), ("hands", 12),
-    ("scoring_cards", 16), ("piles", 27), ("scores", 2), ("landing", 6), ("pending", 2), ("window", 1),
+    ("phase", 6, "one-hot MAIN, SHAMAN, PICK, PRIESTESS, BUY_SHELL, BUY_WINDOW"),
+    ("round", 2, "one-hot round 1 / 2"),
+    ("current_pile", 3, "one-hot of the pile refills draw from (1-, 2-, 3-palm)"),
+    ("flags", 4, "tactical variant, I am start player, I own the turn, I decide now"),
+    ("turn", 1, "turns played / 150 (scaled_count)"),
+    ("boat", 6, "one-hot boat segment"),
+    ("my_discs", (5, 7), "per disc value 1..5 one-hot {supply, beach 0..5}"),
+    ("opp_discs", (5, 7), "same for the opponent"),
+    ("lava_discs", (2, 7), "me, opp: one-hot {supply, beach 0..5} (zeros in the base game)"),
+    ("beach_sums", (2, 6), "me, opp: number-disc sum per beach / 15"),
+    ("shamans", (2, 19), "me, opp: one-hot {village beach, field 0..17}"),
+    ("statues", (2, 18), "me, opp: statue on field 0..17"),
+    ("statue_supply", 2, "statues left in supply / 8, me and opp"),
+    ("crater", (6, 5), "per crater field one-hot 0..4 chips"),
+    ("chip_supply", 1, "chips in supply / 4"),
+    ("bays", (12, 9), "per bay (2s+k): empty, 7 face types, butterfly flag"),
+    ("hands", (2, 6), "me, opp: shells, white, black, fish, nautilus, butterfly cards (each / 8)"),
+    ("scoring_cards", 16, "per scoring card one-hot {board, me, opp} (5 x 3); priestess card available"),
+    ("piles", (3, 9), "per pile: count of each of 8 face types / 8, butterfly cards / 8"),
+    ("scores", 2, "me, opp / 80 (scaled_count)"),
+    ("landing", 6, "one-hot landing segment during a card distribution"),
+    ("pending", 2, "shells I can spend now / 8 (scaled_count), I-act-first flag"),
+    ("window", 1, "the opponent has passed in the buy window"),
 )
 
 
-def build_layout() -> dict[str, slice]:
-    """Name -> slice of every block (the order of ``BLOCKS``)."""
-    lay = Layout()
-    for name, n in BLOCKS:
-        lay.add(name, n)
-    return dict(lay.slices)
+def declare() -> ObservationSpec:
+    """The blocks of :data:`BLOCKS`, in order (the same for every configuration)."""
+    spec = ObservationSpec()
+    for name, shape, doc in BLOCKS:
+        spec.add(name, shape, doc)
+    return spec
 
 
-LAYOUT = build_layout()
-SIZE = max(s.stop for s in LAYOUT.values())
+SPEC = declare()
+LAYOUT = SPEC.layout
+SIZE = SPEC.size
 _O = {name: s.start for name, s in LAYOUT.items()}
 PHASE, ROUND, PILE, FLAGS, TURN, BOAT = (_O[k] for k in ("phase", "round", "current_pile", "flags", "turn", "boat"))
 MY_DISCS, OPP_DISCS, LAVA_DISCS, SUMS, SHAMANS = (_O[k] for k in ("my_discs", "opp_discs", "lava_discs",
@@ -74,6 +75,17 @@ HANDS, SCORING, PILES, SCORES, LANDING, PENDING, WINDOW = (_O[k] for k in ("hand
                                                                           "scores", "landing", "pending", "window"))
 _FT = C.FACE_TYPE
 _BF = C.FACE_BUTTERFLY
+
+
+class HausDerSonneObserver(Observer):
+    """Builds Haus der Sonne observations (nothing is cached: the whole vector is cheap)."""
+
+    @classmethod
+    def declare(cls, game: HausDerSonneGame) -> ObservationSpec:
+        return SPEC
+
+    def observe(self, state: HausDerSonneState, player: int) -> np.ndarray:
+        return encode_observation(state, player)
 
 
 def encode_observation(state: HausDerSonneState, player: int, out: np.ndarray | None = None) -> np.ndarray:
@@ -87,7 +99,7 @@ def encode_observation(state: HausDerSonneState, player: int, out: np.ndarray | 
     vals_i = []
     vals_v = []
     ph = state.phase
-    if ph < 6:
+    if ph < GAME_OVER:
         ones.append(PHASE + ph)
     ones.append(ROUND + state.round - 1)
     d = state.current_pile()
@@ -176,12 +188,12 @@ def encode_observation(state: HausDerSonneState, player: int, out: np.ndarray | 
     vals_v += [scaled_count(state.score[me], 80), scaled_count(state.score[op], 80)]
     if state.land >= 0:
         ones.append(LANDING + state.land)
-    if state.current_player == me and ph in (3, 4, 5):
+    if state.current_player == me and ph in (PRIESTESS, BUY_SHELL, BUY_WINDOW):
         vals_i.append(PENDING)
         vals_v.append(scaled_count(state.shells(me), 8))
     if state.current_player == me and _acts_first(state, me):
         ones.append(PENDING + 1)
-    if state.win_passed[op] and ph == 5:
+    if state.win_passed[op] and ph == BUY_WINDOW:
         ones.append(WINDOW)
     out[ones] = 1.0
     out[vals_i] = vals_v
@@ -192,6 +204,6 @@ def _acts_first(state: HausDerSonneState, me: int) -> bool:
     """The opponent may still act after me in this landing or buy window."""
     if state.land >= 0:
         return state.second == 1 - me
-    if state.phase == 5 or (state.phase == 3 and state.trigger >= 0):
+    if state.phase == BUY_WINDOW or (state.phase == PRIESTESS and state.trigger >= 0):
         return not state.win_passed[1 - me]
     return False

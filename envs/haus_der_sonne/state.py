@@ -1,4 +1,4 @@
-"""The Haus der Sonne rules engine (rules file ../shared/rules/haus_der_sonne.md).
+"""The Haus der Sonne rules engine (rules file ``docs/rules/haus_der_sonne.md``).
 
 A turn is one MAIN decision of the active player: place a number disc on a
 beach without the boat (then SHAMAN: walk up to two fields), take a disc back
@@ -25,7 +25,6 @@ from ..core.game import CorruptStateError, Game, Option, State
 from ..core.rng import Rng, as_rng
 from . import actions as A
 from . import components as C
-from .observation import build_layout, encode_observation
 
 # phases
 MAIN, SHAMAN, PICK, PRIESTESS, BUY_SHELL, BUY_WINDOW, GAME_OVER = range(7)
@@ -52,6 +51,8 @@ class HausDerSonneGame(Game):
     #: 2: turns, scores and spendable shells past their scale are squeezed below 1 instead of
     #: clipped (core.game.scaled_count)
     observation_version = 2
+    observer_ref = ".observation:HausDerSonneObserver"
+    renderer_ref = ".render"
     options_spec = (
         Option("variant", "base", "base game, or the tactical variant (no lava cards, lava discs, no buying at "
                "scorings)", choices=("base", "tactical")),
@@ -122,7 +123,6 @@ class HausDerSonneGame(Game):
             )
         self.tactical = o["variant"] == "tactical"
         self.num_actions = A.NUM_ACTIONS
-        self.observation_layout = build_layout()
         deck = C.DECK_TABLES[o["deck_table"]]
         if self.tactical:
             deck = tuple(tuple(0 if f == C.LAVA else n for f, n in enumerate(row)) for row in deck)
@@ -853,9 +853,6 @@ class HausDerSonneState(State):
         return [(self.score[p], int(p != self.start_player)) for p in (0, 1)]
 
     # -- information -----------------------------------------------------------------
-    def observe(self, player: int) -> np.ndarray:
-        return encode_observation(self, player)
-
     def determinize(self, player: int, rng: Any = None) -> HausDerSonneState:
         """Reshuffle each palm pile (its composition is public, its order is not) and re-seed."""
         r = as_rng(rng)
@@ -882,21 +879,6 @@ class HausDerSonneState(State):
             if face >= 0:
                 name += f" ({C.FACE_NAMES[face]})"
         return name
-
-    def render_text(self) -> str:
-        from .render import render_text
-
-        return render_text(self)
-
-    def observation_string(self, player: int) -> str:
-        from .render import observation_string
-
-        return observation_string(self, player)
-
-    def render_rgb(self) -> np.ndarray:
-        from .render import render_rgb
-
-        return render_rgb(self)
 
     # -- persistence -----------------------------------------------------------------
     _INT_FIELDS = ("round", "start_player", "active", "current_player", "phase", "turn", "boat", "land", "second",

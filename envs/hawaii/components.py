@@ -1,6 +1,6 @@
 """Static data of Hawaii: tile types, places, price tokens, islands, round indicators, board graph.
 
-Every number comes from the rules file (/shared/rules/hawaii.md); numbers marked there as
+Every number comes from the rules file (``docs/rules/hawaii.md``); numbers marked there as
 ASSUMPTION are defaults of rule options in ``state.HawaiiGame.options_spec``.
 """
 

@@ -1,4 +1,5 @@
-"""Hawaii observation: a flat float32 vector of named blocks, egocentric (rules file §17.3).
+"""Hawaii observation: a flat float32 vector of named blocks, egocentric (``docs/rules/hawaii.md`` §17.3;
+declared in :func:`declare`, tabled in ``docs/observations.md``).
 
 Blocks (``game.observation_layout[name]`` is the slice):
 
@@ -43,8 +44,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core.game import Layout
 from ..core.game import scaled_count as over
+from ..core.observation import Changes, ObservationSpec, Observer, details_since
 from . import actions as A
 from .components import (
     EXCHANGE_HUT,
@@ -70,26 +71,40 @@ CONTEXT = 68
 SLOT_W = NUM_PLACE_KINDS + 3 * 9 + 4 + MAX_P
 ROW_W = NUM_TYPES + 3
 PLAYER_W = 6 + 1 + 5 + 5 + 11 + NUM_ROWS * ROW_W + 2 + 5 + 2 + 1 + 3 + 1 + 1 + 6
+# offsets inside the context block
+X_KIND, X_SLOT, X_CIRCLE, X_TILE, X_SIDE, X_ROW = 0, 3, 13, 16, 38, 40
+X_MOVE, X_PRICE, X_PAY, X_PAY_TYPE, X_PAY_FRUIT, X_FISH, X_TRIP, X_BOATS, X_DOCK, X_HUTS = (
+    45, 46, 47, 48, 50, 51, 52, 53, 62, 66)
+# offsets inside a player's block: VP, resources (3), round sum, target, ended-round flag, sequence
+# space (5), turn-order position (5), chieftain location (beach + 10 slots), then the realm
+W_VP, W_RES, W_RSUM, W_TARGET, W_ENDED, W_SEQ, W_ORDER, W_CHIEF, W_REALM = 0, 1, 4, 5, 6, 7, 12, 17, 28
+# offsets after the villages in the realm part: free boats (I, II), fishing boat unused, usable huts (2)
+R_FREE_BOATS, R_FISHING_BOAT, R_HUTS = 4, 6, 7
+SEQ_W, SEQ_OCCUPANT = 12, 7  # per sequence space: token (7), occupant seat (5)
 SUPPLY_INIT = np.array([max(SUPPLY.get(t, 1), 1) for t in range(NUM_TYPES)], dtype=np.float32)
 
 
-def build_layout(game: Any) -> tuple[dict[str, slice], int]:
-    lay = Layout()
-    lay.add("round", 5)
-    lay.add("phase", A.NUM_PHASES)
-    lay.add("context", CONTEXT)
-    lay.add("indicators", 30)
-    lay.add("places", NUM_SLOTS * SLOT_W)
-    lay.add("supply", NUM_TYPES)
-    lay.add("god_tops", 14)
-    lay.add("gods_left", 6)
-    lay.add("cove", 3)
-    lay.add("docks", NUM_DOCKS * 12)
-    lay.add("island_stack", 10)
-    lay.add("sequence", SEQ_SPACES * 12)
-    lay.add("bag", 11)
-    lay.add("players", MAX_P * PLAYER_W)
-    return dict(lay.slices), lay.size
+def declare(game: Any) -> ObservationSpec:
+    """The blocks (see the module docstring for what each value means)."""
+    spec = ObservationSpec()
+    spec.add("round", 5, "one-hot round")
+    spec.add("phase", A.NUM_PHASES, "decision type one-hot (actions.PHASE_NAMES)")
+    spec.add("context", CONTEXT, "the turn in progress: kind, slot, circle, tile type, side, row, costs and "
+             "payments, fish tokens chosen, boat-trip units, boats launched, dock, usable exchange huts")
+    spec.add("indicators", (5, 6), "per round: target / 20, VP 1st / 2nd / reached / 15, base shells, feet / 10")
+    spec.add("places", (NUM_SLOTS, SLOT_W), "per slot: place kind (13), per circle (3 x 9: exists, printed "
+             "number / 12, token, value 2..6, spear), supply of the offered types (4), chieftains (5, egocentric)")
+    spec.add("supply", NUM_TYPES, "tiles left per type / initial")
+    spec.add("god_tops", (2, 7), "each god stack's visible god, or empty")
+    spec.add("gods_left", 6, "each god's tiles not yet bought / 2")
+    spec.add("cove", 3, "fish tokens with 1, 2, 3 fish / 5 (scaled_count)")
+    spec.add("docks", (NUM_DOCKS, 12), "per dock: empty, island kind (9), cost / 6, VP / 5")
+    spec.add("island_stack", 10, "face-down count / 10, face-up islands per kind / 2")
+    spec.add("sequence", (SEQ_SPACES, 12), "per space: token, value (5), spear, occupant (5 seats, egocentric)")
+    spec.add("bag", 11, "tokens in the bag by (value, spear) / 5, total / 25")
+    spec.add("players", (MAX_P, PLAYER_W), "per seat, observer first: VP, resources, round sum, target, turn "
+             "order, chieftain, villages (5 x 25), Kahunas, Tikis, boats, huts, income, village VP, spears, gods")
+    return spec
 
 
 class Scales:
@@ -107,18 +122,10 @@ class Scales:
         self.pay = max(12, game.pay_size - 1)
 
 
-def scales(game: Any) -> Scales:
-    sc = getattr(game, "_obs_scales", None)
-    if sc is None:
-        sc = game._obs_scales = Scales(game)
-    return sc
-
-
-def _static_block(game: Any) -> np.ndarray:
+def _static_block(game: Any, sc: Scales) -> np.ndarray:
     """Round indicators (fixed for a configuration).  A target at or below 0 is always reached
     (sums are never negative), so it shows as 0."""
     o = game.options
-    sc = scales(game)
     out = np.zeros(30, dtype=np.float32)
     for r in range(5):
         inc = o["base_income"][r] if r < len(o["base_income"]) else (0, 0)
@@ -129,7 +136,7 @@ def _static_block(game: Any) -> np.ndarray:
     return out
 
 
-def _layout_block(s: Any) -> np.ndarray:
+def _layout_block(s: Any, sc: Scales) -> np.ndarray:
     """The parts of the public block fixed at setup: place kinds, circles, printed numbers, docks."""
     g = s.game
     lay = g.observation_layout
@@ -145,15 +152,10 @@ def _layout_block(s: Any) -> np.ndarray:
         out[b2 + 1] = PLACE_PRINTED[pl] / 12
     dk = lay["docks"].start - start
     opts = g.options
-    sc = scales(g)
     for d in range(NUM_DOCKS):
         out[dk + d * 12 + 10] = opts["dock_cost"][d] / sc.dock_cost
         out[dk + d * 12 + 11] = opts["dock_vp"][d] / sc.dock_vp
     return out
-
-
-# Parts of the public board that change during a round; the state marks which ones are stale.
-DIRTY_SEQ, DIRTY_COVE, DIRTY_SUPPLY, DIRTY_DOCKS, DIRTY_SLOTS = 1, 2, 4, 8, 16
 
 
 def _fill_slot(s: Any, o: np.ndarray, start: int, sl: int) -> None:
@@ -237,15 +239,13 @@ def _fill_bag(s: Any, o: np.ndarray, lay: dict[str, slice]) -> None:
     o[lay["bag"]] = bag
 
 
-def _public_block(s: Any) -> np.ndarray:
-    """Places, supply, gods, cove, docks, island stack, sequence tokens and bag (no seat-relative parts)."""
+def _public_block(s: Any, static: np.ndarray) -> np.ndarray:
+    """Places, supply, gods, cove, docks, island stack, sequence tokens and bag (no seat-relative parts),
+    over ``static`` (:func:`_layout_block`)."""
     g = s.game
     lay = g.observation_layout
     start = lay["places"].start
-    static = s._obs_layout
-    if static is None:
-        static = s._obs_layout = _layout_block(s)
-    o = np.zeros(g.obs_size, dtype=np.float32)
+    o = np.zeros(g.observation_shape[0], dtype=np.float32)
     o[start:start + len(static)] = static
     for sl in range(NUM_SLOTS):
         _fill_slot(s, o, start, sl)
@@ -257,30 +257,8 @@ def _public_block(s: Any) -> np.ndarray:
     return o[start:lay["bag"].stop]
 
 
-def _patch_base(s: Any, base: np.ndarray) -> np.ndarray:
-    """A copy of the cached base vector with the stale parts (``s._obs_dirty``) recomputed."""
-    lay = s.game.observation_layout
-    start = lay["places"].start
-    o = base.copy()
-    d = s._obs_dirty
-    if d & DIRTY_SLOTS:
-        for sl in s._obs_dirty_slots:
-            _fill_slot(s, o, start, sl)
-    if d & DIRTY_SUPPLY:
-        _fill_supply(s, o, lay, start)
-    if d & DIRTY_COVE:
-        _fill_cove(s, o, lay)
-    if d & DIRTY_DOCKS:
-        _fill_docks(s, o, lay)
-    if d & DIRTY_SEQ:
-        _fill_seq(s, o, lay)
-    return o
-
-
 def _board_block(s: Any, p: int) -> np.ndarray:
-    """Player p's realm: villages, Kahunas, Tikis, boats, surfers, income, village VP, spears, gods.
-
-    Cached on the state until p's realm changes (``s._obs_board[p]``)."""
+    """Player p's realm: villages, Kahunas, Tikis, boats, surfers, income, village VP, spears, gods."""
     out = np.zeros(NUM_ROWS * ROW_W + 21, dtype=np.float32)
     scored = s.scored_rows(p)
     for r, row in enumerate(s.rows[p]):
@@ -303,21 +281,6 @@ def _board_block(s: Any, p: int) -> np.ndarray:
     return out
 
 
-def _base_vector(s: Any) -> np.ndarray:
-    """Full-size vector holding every part that is the same for all observers (cached per board)."""
-    g = s.game
-    lay = g.observation_layout
-    base = np.zeros(g.obs_size, dtype=np.float32)
-    st = getattr(g, "_obs_static", None)
-    if st is None:
-        st = g._obs_static = _static_block(g)
-    base[lay["indicators"]] = st
-    pub = _public_block(s)
-    start = lay["places"].start
-    base[start:start + len(pub)] = pub
-    return base
-
-
 class _Offsets:
     """Start offsets of the blocks, resolved once per configuration."""
 
@@ -330,103 +293,165 @@ class _Offsets:
         self.players = lay["players"].start
 
 
-def encode(s: Any, player: int) -> np.ndarray:
-    """Player ``player``'s information state."""
-    g = s.game
-    off = getattr(g, "_obs_off", None)
-    if off is None:
-        off = g._obs_off = _Offsets(g.observation_layout)
-    sc = scales(g)
-    base = s._obs_pub
-    if base is None:
-        base = s._obs_pub = _base_vector(s)
-        s._obs_dirty = 0
-    elif s._obs_dirty:
-        base = s._obs_pub = _patch_base(s, base)
-        s._obs_dirty = 0
-        s._obs_dirty_slots = []
-    o = base.copy()
-    n = g.num_players
-    ones = [off.round + s.round]
-    idx: list[int] = []
-    val: list[float] = []
-    terminal = s.terminal
-    if not terminal:
-        ones.append(off.phase + s.phase)
-    # -- context of the turn in progress
-    c = off.ctx
-    if s.kind:
-        ones.append(c + s.kind - 1)
-        if s.c_slot >= 0:
-            ones.append(c + 3 + s.c_slot)
-        if s.c_circle >= 0:
-            ones.append(c + 13 + s.c_circle)
-        if s.c_tile >= 0:
-            ones.append(c + 16 + s.c_tile)
-        if s.c_side:
-            ones.append(c + 38 + s.c_side - 1)
-        if s.c_row >= 0:
-            ones.append(c + 40 + s.c_row)
-        if s.payments:
-            x, rt = s.payments[0]
-            idx.append(c + 47)
-            val.append(x / sc.pay)
-            ones.append(c + 48 + rt)
-        for b in s.boats_sel:
-            ones.append(c + 53 + b)
-        if s.c_dock >= 0:
-            ones.append(c + 62 + s.c_dock)
-        idx += [c + 45, c + 46, c + 50, c + 51, c + 52]
-        val += [s.c_move / sc.move, s.c_price / sc.pay, s.pay_nf / sc.pay, s.c_fish / 10, s.c_cost / sc.pay]
-    # -- players, egocentric (the observer first); seat-relative chieftain marks on the board
-    pb = off.players
-    public = g.options["resources_public"]
-    boards = s._obs_board
-    cb = off.chief
-    sq = off.seq
-    own, own2, used = s.own, s.own2, s.exch_used
-    me = s.current_player if not terminal else -1
-    for pos, p in enumerate(s.order):
-        seat = (p - player) % n
-        b = pb + seat * PLAYER_W
-        loc = s.loc[p]
-        if loc >= 0:
-            ones.append(cb + loc * SLOT_W + seat)
-        passed = s.passed[p]
-        if passed >= 0:
-            ones.append(sq + passed * 12 + 7 + seat)
-            ones.append(b + 6)
-            ones.append(b + 7 + passed)
-        if public or p == player:
-            r0, r1, r2 = s.res[p]
-            idx += [b + 1, b + 2, b + 3]
-            val += [r0 / 30 if r0 < 30 else 1.0 - 1.0 / (r0 + 1), r1 / 30 if r1 < 30 else 1.0 - 1.0 / (r1 + 1),
-                    r2 / 30 if r2 < 30 else 1.0 - 1.0 / (r2 + 1)]  # over(r, 30), inlined
-        cached = boards[p]
-        if cached is None:
-            cached = boards[p] = (_board_block(s, p), max(s.target_of(p), 0) / sc.target)
-        bb, target = cached
-        vp = s.vp[p]
-        rs = s.rsum[p]
-        idx += [b, b + 4, b + 5]
-        val += [vp / 150 if vp < 150 else 1.0 - 1.0 / (vp + 1), rs / 30 if rs < 30 else 1.0 - 1.0 / (rs + 1), target]
-        ones.append(b + 12 + pos)
-        ones.append(b + 18 + loc)
-        o[b + 28:b + 28 + len(bb)] = bb
-        b += 28 + NUM_ROWS * ROW_W
-        if s.boats[p]:
-            _, f1, f2 = s.free_boats(p)
+# the parts of the public board that change during a round (``state.changes``), each refilled alone
+_PARTS = ("supply", "cove", "docks", "sequence")
+_FILL = {"cove": _fill_cove, "docks": _fill_docks, "sequence": _fill_seq}
+
+
+class HawaiiObserver(Observer):
+    """Builds Hawaii observations.
+
+    Keeps a full-size vector of everything the same for all observers (the public board), with the
+    tokens of ``state.changes`` it was built from, and patches a copy of it where the board changed
+    (price tokens of a slot, supply, cove, docks, sequence); a new layout of price tokens rebuilds
+    it.  Each player's realm block is cached until that realm changes."""
+
+    @classmethod
+    def declare(cls, game: Any) -> ObservationSpec:
+        return declare(game)
+
+    def __init__(self, game: Any) -> None:
+        super().__init__(game)
+        self.sc = Scales(game)
+        self.static = _static_block(game, self.sc)
+        self.off = _Offsets(game.observation_layout)
+        self._layout: tuple[Any, np.ndarray] | None = None  # (setup token, _layout_block)
+        self._base: tuple[Any, ...] | None = None  # (board, slots, supply, cove, docks, sequence tokens, vector)
+        self._realm: list[Any] = [None] * game.num_players  # (token, realm block, target)
+
+    def _base_vector(self, s: Any) -> np.ndarray:
+        """Full-size vector holding every part that is the same for all observers."""
+        ch: Changes = s.changes
+        tokens, origin = ch.tokens, ch.origin
+        board = tokens.get("board", origin)
+        slots = tokens.get("slots", origin)
+        now = [tokens.get(k, origin) for k in _PARTS]
+        base = self._base
+        if base is not None and base[0] is board:
+            stale = [k for k, t, b in zip(_PARTS, now, base[2:6]) if t is not b]
+            if not stale and slots is base[1]:
+                return base[6]
+            vec = self._patch(s, base[6], stale, details_since(slots, base[1], NUM_SLOTS))
         else:
-            f1 = f2 = 0
-        ex2 = own2[p][EXCHANGE_HUT]
-        u = used[p]
-        a1 = (own[p][EXCHANGE_HUT] - ex2 - u[0]) / 5
-        a2 = (ex2 - u[1]) / 5
-        idx += [b + 4, b + 5, b + 6, b + 7, b + 8]
-        val += [f1 / 8, f2 / 8, 0.0 if s.boat_used[p][0] else 1.0, a1, a2]
-        if p == me:
-            idx += [c + 66, c + 67]
-            val += [a1, a2]
-    o.put(ones, 1.0)
-    o.put(idx, val)
-    return o
+            g = s.game
+            lay = g.observation_layout
+            vec = np.zeros(g.observation_shape[0], dtype=np.float32)
+            vec[lay["indicators"]] = self.static
+            lb = self._layout
+            if lb is None or lb[0] is not origin:  # fixed at setup
+                lb = self._layout = (origin, _layout_block(s, self.sc))
+            pub = _public_block(s, lb[1])
+            start = lay["places"].start
+            vec[start:start + len(pub)] = pub
+        self._base = (board, slots, *now, vec)
+        return vec
+
+    @staticmethod
+    def _patch(s: Any, base: np.ndarray, stale: list[str], slots: list[int] | None) -> np.ndarray:
+        """A copy of ``base`` with the ``stale`` parts and the price tokens of ``slots`` (None: of
+        every slot) recomputed."""
+        lay = s.game.observation_layout
+        start = lay["places"].start
+        o = base.copy()
+        for sl in (range(NUM_SLOTS) if slots is None else set(slots)):
+            _fill_slot(s, o, start, sl)
+        for k in stale:
+            if k == "supply":
+                _fill_supply(s, o, lay, start)
+            else:
+                _FILL[k](s, o, lay)
+        return o
+
+    def observe(self, s: Any, player: int) -> np.ndarray:
+        """Player ``player``'s information state."""
+        g = s.game
+        off = self.off
+        sc = self.sc
+        o = self._base_vector(s).copy()
+        n = g.num_players
+        ones = [off.round + s.round]
+        idx: list[int] = []
+        val: list[float] = []
+        terminal = s.terminal
+        if not terminal:
+            ones.append(off.phase + s.phase)
+        # -- context of the turn in progress
+        c = off.ctx
+        if s.kind:
+            ones.append(c + X_KIND + s.kind - 1)
+            if s.c_slot >= 0:
+                ones.append(c + X_SLOT + s.c_slot)
+            if s.c_circle >= 0:
+                ones.append(c + X_CIRCLE + s.c_circle)
+            if s.c_tile >= 0:
+                ones.append(c + X_TILE + s.c_tile)
+            if s.c_side:
+                ones.append(c + X_SIDE + s.c_side - 1)
+            if s.c_row >= 0:
+                ones.append(c + X_ROW + s.c_row)
+            if s.payments:
+                x, rt = s.payments[0]
+                idx.append(c + X_PAY)
+                val.append(x / sc.pay)
+                ones.append(c + X_PAY_TYPE + rt)
+            for b in s.boats_sel:
+                ones.append(c + X_BOATS + b)
+            if s.c_dock >= 0:
+                ones.append(c + X_DOCK + s.c_dock)
+            idx += [c + X_MOVE, c + X_PRICE, c + X_PAY_FRUIT, c + X_FISH, c + X_TRIP]
+            val += [s.c_move / sc.move, s.c_price / sc.pay, s.pay_nf / sc.pay, s.c_fish / 10, s.c_cost / sc.pay]
+        # -- players, egocentric (the observer first); seat-relative chieftain marks on the board
+        pb = off.players
+        public = g.options["resources_public"]
+        realms = self._realm
+        tokens, origin = s.changes.tokens, s.changes.origin
+        cb = off.chief
+        sq = off.seq
+        own, own2, used = s.own, s.own2, s.exch_used
+        me = s.current_player if not terminal else -1
+        for pos, p in enumerate(s.order):
+            seat = (p - player) % n
+            b = pb + seat * PLAYER_W
+            loc = s.loc[p]
+            if loc >= 0:
+                ones.append(cb + loc * SLOT_W + seat)
+            passed = s.passed[p]
+            if passed >= 0:
+                ones.append(sq + passed * SEQ_W + SEQ_OCCUPANT + seat)
+                ones.append(b + W_ENDED)
+                ones.append(b + W_SEQ + passed)
+            if public or p == player:
+                r0, r1, r2 = s.res[p]
+                idx += [b + W_RES, b + W_RES + 1, b + W_RES + 2]
+                val += [r0 / 30 if r0 < 30 else 1.0 - 1.0 / (r0 + 1), r1 / 30 if r1 < 30 else 1.0 - 1.0 / (r1 + 1),
+                        r2 / 30 if r2 < 30 else 1.0 - 1.0 / (r2 + 1)]  # over(r, 30), inlined
+            tok = tokens.get(("realm", p), origin)
+            cached = realms[p]
+            if cached is None or cached[0] is not tok:
+                cached = realms[p] = (tok, _board_block(s, p), max(s.target_of(p), 0) / sc.target)
+            _tok, bb, target = cached
+            vp = s.vp[p]
+            rs = s.rsum[p]
+            idx += [b + W_VP, b + W_RSUM, b + W_TARGET]
+            val += [vp / 150 if vp < 150 else 1.0 - 1.0 / (vp + 1), rs / 30 if rs < 30 else 1.0 - 1.0 / (rs + 1),
+                    target]
+            ones.append(b + W_ORDER + pos)
+            ones.append(b + W_CHIEF + 1 + loc)  # loc -1: the beach
+            o[b + W_REALM:b + W_REALM + len(bb)] = bb
+            b += W_REALM + NUM_ROWS * ROW_W
+            if s.boats[p]:
+                _, f1, f2 = s.free_boats(p)
+            else:
+                f1 = f2 = 0
+            ex2 = own2[p][EXCHANGE_HUT]
+            u = used[p]
+            a1 = (own[p][EXCHANGE_HUT] - ex2 - u[0]) / 5
+            a2 = (ex2 - u[1]) / 5
+            idx += [b + R_FREE_BOATS, b + R_FREE_BOATS + 1, b + R_FISHING_BOAT, b + R_HUTS, b + R_HUTS + 1]
+            val += [f1 / 8, f2 / 8, 0.0 if s.boat_used[p][0] else 1.0, a1, a2]
+            if p == me:
+                idx += [c + X_HUTS, c + X_HUTS + 1]
+                val += [a1, a2]
+        o.put(ones, 1.0)
+        o.put(idx, val)
+        return o

@@ -1,4 +1,4 @@
-"""The Hawaii rules engine (rules file /shared/rules/hawaii.md): HawaiiGame and HawaiiState.
+"""The Hawaii rules engine (rules file ``docs/rules/hawaii.md``): HawaiiGame and HawaiiState.
 
 A round: price tokens are laid out (§11.1), the chieftains take turns in sequence-track order
 (buy, fish, visit an island or end the round, §12), then round scoring, income and the next
@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..core.game import CorruptStateError, Game, Option, State
+from ..core.observation import Changes
 from ..core.rng import Rng, as_rng
 from . import actions as A
 from .components import (
@@ -91,7 +92,6 @@ from .components import (
 )
 
 BUY, FISHING, ISLAND = 1, 2, 3
-DIRTY_SEQ, DIRTY_COVE, DIRTY_SUPPLY, DIRTY_DOCKS, DIRTY_SLOTS = 1, 2, 4, 8, 16  # observation.DIRTY_*
 GOD_SET = frozenset(GOD_TYPES)
 # VP accounts (for the score-recomputation invariant): round scoring (incl. Lono and the
 # sequence-space-1 bonus), spear VP, island VP, final village scoring.
@@ -207,6 +207,8 @@ class HawaiiGame(Game):
     #: 2: counts past their scale are squeezed below 1 instead of clipped; option-dependent
     #: indicators are scaled by the configured maxima (observation.py)
     observation_version = 2
+    observer_ref = ".observation:HawaiiObserver"
+    renderer_ref = ".render"
 
     def _setup(self) -> None:
         o = self.options
@@ -237,9 +239,6 @@ class HawaiiGame(Game):
         self.pay_size = 1 + max(2 * max(TOKEN_VALUE), max(o["dock_cost"]), fish_max)
         self.codec = A.ActionCodec(self.pay_size)
         self.num_actions = self.codec.num_actions
-        from .observation import build_layout
-
-        self.observation_layout, self.obs_size = build_layout(self)
         # hot-path copies of options
         self.exchange_limit = o["exchange_limit"]
         self.long_hut_width = o["long_hut_width"]
@@ -382,11 +381,10 @@ class HawaiiState(State):
             self.current_player = self.order[self.turn_pos]
         self._mask = None
         self._recount_round_sums()
-        self._obs_pub = None  # full-size base observation vector
-        self._obs_dirty = 0  # parts of it that are stale (observation.DIRTY_*)
-        self._obs_dirty_slots: list[int] = []
-        self._obs_layout = None
-        self._obs_board = [None] * n
+        # what changed, for whoever derives data from the position (the observer): "board" (a new
+        # layout of price tokens: everything public), "slots" (logged with the slot), "supply",
+        # "docks", "cove", "sequence", and ("realm", p) for player p's villages and holdings
+        self.changes = Changes()
         self._plc = [None] * n
 
     def _reset_ctx(self) -> None:
@@ -418,7 +416,7 @@ class HawaiiState(State):
     def layout_price_tokens(self) -> None:
         """§11.1: blanks first, then the printed circle (busts into the cove), then the sequence track."""
         o = self.game.options
-        self._obs_pub = None
+        self.changes.mark("board")
         self.bag.sort()
         for s in range(NUM_SLOTS):
             pl = self.slot_place[s]
@@ -1121,8 +1119,8 @@ class HawaiiState(State):
         s, c, t, side = self.c_slot, self.c_circle, self.c_tile, self.c_side
         tok = self.circles[s][c]
         self.circles[s][c] = -1
-        self._obs_dirty |= DIRTY_SLOTS | DIRTY_SUPPLY
-        self._obs_dirty_slots.append(s)
+        self.changes.log("slots", s)
+        self.changes.mark("supply")
         self.held[p].append(tok)
         self.rsum[p] += TOKEN_VALUE[tok]
         self.loc[p] = s
@@ -1135,7 +1133,7 @@ class HawaiiState(State):
             self.place_tikis(p, side)
         elif t == BOAT:
             self.supply[BOAT] -= 1
-            self._obs_board[p] = None
+            self.changes.mark(("realm", p))
             self._plc = [None] * len(self._plc)
             self.boats[p].append(side)
             self.boat_used[p].append(False)
@@ -1160,9 +1158,9 @@ class HawaiiState(State):
         if r == len(rows):
             rows.append([])
         rows[r].append(t * 2 + side - 1)
-        self._obs_board[p] = None
+        self.changes.mark(("realm", p))
         self._plc[p] = None
-        self._obs_dirty |= DIRTY_SUPPLY
+        self.changes.mark("supply")
         self.own[p][t] += 1
         if side == 2:
             self.own2[p][t] += 1
@@ -1184,9 +1182,9 @@ class HawaiiState(State):
         placed = 0
         while placed < count and self.kahunas[p] < KAHUNA_SPACES and self.supply[KAHUNA] > 0:
             self.supply[KAHUNA] -= 1
-            self._obs_board[p] = None
+            self.changes.mark(("realm", p))
             self._plc = [None] * len(self._plc)
-            self._obs_dirty |= DIRTY_SUPPLY
+            self.changes.mark("supply")
             self._gain(p, SHELLS, bonus[self.kahunas[p]])
             self.kahunas[p] += 1
             placed += 1
@@ -1198,9 +1196,9 @@ class HawaiiState(State):
         placed = 0
         while placed < count and self.tikis[p] < TIKI_SPACES and self.supply[TIKI] > 0:
             self.supply[TIKI] -= 1
-            self._obs_board[p] = None
+            self.changes.mark(("realm", p))
             self._plc = [None] * len(self._plc)
-            self._obs_dirty |= DIRTY_SUPPLY
+            self.changes.mark("supply")
             self._gain(p, FEET, bonus[self.tikis[p]])
             self.tikis[p] += 1
             placed += 1
@@ -1222,7 +1220,7 @@ class HawaiiState(State):
     def visit_island(self, p: int, d: int) -> None:
         """§12.5: dock VP at once, then the reward (free, side II), then boats and payment."""
         isl = self.docks[d]
-        self._obs_dirty |= DIRTY_DOCKS
+        self.changes.mark("docks")
         self.docks[d] = -1
         self.isl_stack.append(isl)
         self.isl_up.append(True)
@@ -1259,7 +1257,7 @@ class HawaiiState(State):
             k = self.c_fish
             taken = self.cove[:k]
             del self.cove[:k]
-            self._obs_dirty |= DIRTY_COVE
+            self.changes.mark("cove")
             self.fished[p].extend(taken)
             self.rsum[p] += sum(self.game.token_fish[t] for t in taken)
             if self.game.options["spear_bonus_on_fish_token"]:
@@ -1280,7 +1278,7 @@ class HawaiiState(State):
         tok = self.seq[space]
         if tok >= 0:
             self.seq[space] = -1
-            self._obs_dirty |= DIRTY_SEQ
+            self.changes.mark("sequence")
             self.held[p].append(tok)
             self.rsum[p] += TOKEN_VALUE[tok]
             if self.game.token_spear[tok] and self.game.options["spear_bonus_on_pass_token"]:
@@ -1405,8 +1403,7 @@ class HawaiiState(State):
         self.cove = []
         self.layout_price_tokens()
         self.refill_docks()
-        self._obs_pub = None
-        self._obs_board = [None] * n
+        self.changes.mark("board", *(("realm", p) for p in range(n)))
         self._reset_ctx()
         self.turn_pos = 0
         self.current_player = self.order[0]
@@ -1498,11 +1495,6 @@ class HawaiiState(State):
         return [(v,) for v in self.vp]
 
     # ---------------------------------------------------------- information
-    def observe(self, player: int) -> np.ndarray:
-        from .observation import encode
-
-        return encode(self, player)
-
     def determinize(self, player: int, rng: Any = None) -> HawaiiState:
         """Resample what nobody has seen: god tiles below the two tops, face-down island order, future draws.
 
@@ -1565,8 +1557,7 @@ class HawaiiState(State):
         s.boats_sel = self.boats_sel[:]
         s.pending_gain = self.pending_gain[:]
         s.irrig_queue = self.irrig_queue[:]
-        s._obs_board = self._obs_board[:]
-        s._obs_dirty_slots = self._obs_dirty_slots[:]
+        s.changes = self.changes.copy()
         s._plc = self._plc[:]
         return s
 
@@ -1611,20 +1602,6 @@ class HawaiiState(State):
     def action_name(self, action: int) -> str:
         return self.game.codec.name(int(action))
 
-    def render_text(self) -> str:
-        from .render import render_text
-
-        return render_text(self)
-
-    def observation_string(self, player: int) -> str:
-        from .render import observation_string
-
-        return observation_string(self, player)
-
-    def render_rgb(self) -> np.ndarray:
-        from .render import render_rgb
-
-        return render_rgb(self)
 
 
 def _list(x: Any, name: str) -> list:

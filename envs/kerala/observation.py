@@ -1,7 +1,8 @@
 """Kerala observation encoder (rules file §13.5, adapted).
 
-The observation of player ``p`` is a flat float32 vector of named blocks
-(``game.observation_layout``); everything in Kerala is public, so it holds the
+Rules: ``docs/rules/kerala.md``.  The observation of player ``p`` is a flat float32
+vector of named blocks (``game.observation_layout``, declared in :meth:`KeralaObserver.declare`,
+tabled in ``docs/observations.md``); everything in Kerala is public, so it holds the
 whole position seen from ``p``: seats are ordered ``p, p+1, ...`` (egocentric).
 
 Two layouts, chosen by the game option ``derived_features``:
@@ -59,26 +60,28 @@ instead of the U_own / U_other split.  Layout version 2 (``KeralaGame.observatio
 version 1 had the legal plane after the derived ones and derived features always on.
 
 How it stays cheap (an observation is built at every decision of every
-environment step): nothing is recomputed for an unchanged platform, and a
-changed one is not rebuilt.  The state carries, per platform, the planes of
-the last observation with the cells changed since; the next observation
-patches a copy of those planes at the changed cells and the elephants (with
-derived features also the area planes of the areas that are new or changed
-their kept status; the areas themselves, ``state.Areas``, are refilled only
-around the changed cells).  Everything shared by all observers (unseen counts)
-is cached until the next draw; the per-observer ones (legal cells, pending
-cell, offer, globals) are set with a single fancy assignment.
+environment step): :class:`KeralaObserver` keeps, per platform, the planes of
+the last observation it built, and the state records what changed since
+(``state.changes``: the cells of each platform change, the seats whose elephants
+or passes changed, each draw).  Nothing is recomputed for an unchanged platform,
+and a changed one is not rebuilt: the next observation patches a copy of the
+planes at the changed cells and the elephants (with derived features also the
+area planes of the areas that are new or changed their kept status; the areas
+themselves, ``state.Areas``, are refilled only around the changed cells).  The
+unseen counts are cached until the next draw; the per-observer parts (legal
+cells, pending cell, offer, globals) are set with a single fancy assignment.
 ``tests/kerala/test_kerala_observation_cache.py`` checks the result against a
-cell-by-cell reference in both layouts.
+cell-by-cell reference in both layouts, also for an observer shown a state,
+its clones and determinizations in turn.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..core.game import Layout
+from ..core.observation import Changes, ObservationSpec, Observer, details_since
 from . import components as C
 
 if TYPE_CHECKING:
@@ -95,6 +98,11 @@ PLAYER_FEATURES_DERIVED = 19
 OFFER_FEATURES = 18
 GLOBAL_FEATURES = 26
 STATIC_PLANES = 17  # planes 0-16 depend on the top tile alone
+# features of the globals block
+G_BAG, G_ROUND, G_START_SEAT, G_ORDER, G_ACTING, G_PHASE, G_PLAYERS = 0, 1, 2, 7, 12, 17, 22
+MAX_DIRTY = 8  # more changed cells than this since the cached planes: rebuild them instead of patching
+
+
 
 
 def num_planes(game: KeralaGame) -> int:
@@ -107,25 +115,90 @@ def num_player_features(game: KeralaGame) -> int:
     return PLAYER_FEATURES_DERIVED if game.options["derived_features"] else PLAYER_FEATURES_BASE
 
 
-def build_layout(game: KeralaGame) -> dict[str, slice]:
-    lay = Layout()
-    g = game.side * game.side
-    for i in range(game.num_players):
-        lay.add(f"platform_{i}", num_planes(game) * g)
-    lay.add("pending_cell", g)
-    for i in range(game.num_players):
-        lay.add(f"player_{i}", num_player_features(game))
-    lay.add("offer", 5 * OFFER_FEATURES)
-    lay.add("unseen", C.NUM_TILE_TYPES)
-    lay.add("colours_in_play", C.NUM_COLOURS)
-    lay.add("globals", GLOBAL_FEATURES)
-    return lay.slices
+class KeralaObserver(Observer):
+    """Builds Kerala observations; keeps the per-platform planes it patches and the tables it needs.
 
+    Its caches are keyed by the tokens of ``state.changes``, so one observer may be shown any
+    states of its game (clones, determinizations, loaded ones) in any order."""
 
-def code_features(game: KeralaGame) -> np.ndarray:
-    """Planes 0-16 of a cell as a function of its top tile code (a lookup table per game)."""
-    table = getattr(game, "_kerala_code_features", None)
-    if table is None:
+    game: KeralaGame
+
+    @classmethod
+    def declare(cls, game: KeralaGame) -> ObservationSpec:
+        spec = ObservationSpec()
+        n, side = game.num_players, game.side
+        planes = num_planes(game)
+        derived = " (21: kept area, 22: area tiles / 10)" if planes == PLANES_DERIVED else ""
+        for i in range(n):
+            spec.add(f"platform_{i}", (planes, side, side), f"seat {i}'s platform (0: the observer), planes as in "
+                     "`platforms`")
+        spec.add("pending_cell", (side, side), "the stack chosen as move-tile source (or just moved)")
+        feats = num_player_features(game)
+        extra = ("; areas per colour / 5 (5), score parts: symbols / 60, edges / 10, removed / 40, missing "
+                 "colours / 5, (total + 40) / 100" if feats == PLAYER_FEATURES_DERIVED else "")
+        for i in range(n):
+            spec.add(f"player_{i}", feats, f"seat {i} (0: the observer): own colour (5), passes / 2, standing "
+                     f"elephants / 2, positions / 41, tiles / 41{extra}")
+        spec.add("offer", (5, OFFER_FEATURES), "per slot (canonical order): present, colour (5), kind (7: sym0-3, "
+                 "edge, move-elephant, move-tile), second colour (5)")
+        spec.add("unseen", C.NUM_TILE_TYPES, "per tile type, tiles not yet seen (bag or setup removals) / 8")
+        spec.add("colours_in_play", C.NUM_COLOURS, "colours that belong to a player")
+        spec.add("globals", GLOBAL_FEATURES, "bag / 100, round / rounds, start seat (5), my place in the turn "
+                 "order (5), acting seat (5), phase (5), player count (4); seats relative to the observer")
+        spec.stack("platforms", [f"platform_{i}" for i in range(n)],
+                   "per seat, observer first: planes 0-4 top colour, 5 occupied, 6 symbols / 3, 7-10 coloured edge "
+                   "N/E/S/W, 11-15 second colour, 16 action tile, 17 height / 8, 18 elephant, 19 own colour, 20 "
+                   f"cells the decision may name (observer's own platform, on its turn){derived}")
+        spec.stack("players", [f"player_{i}" for i in range(n)], "the player features, observer first")
+        return spec
+
+    def __init__(self, game: KeralaGame) -> None:
+        super().__init__(game)
+        n = game.num_players
+        lay = game.observation_layout
+        self.n = n
+        self.derived = bool(game.options["derived_features"])
+        self.planes = num_planes(game)
+        self.pending = lay["pending_cell"].start
+        self.globals = lay["globals"].start
+        self.legal_base = PLANE_LEGAL * game.num_cells
+        self.p2c = np.asarray(game.pad_to_cell, dtype=np.intp)
+        code_features = self._code_features()
+        self.features_t = np.ascontiguousarray(code_features.T)
+        max_height = C.NUM_GAME_TILES + 2
+        self.height_value = np.minimum(np.arange(max_height, dtype=np.float32) * 0.125, 1.0)
+        offer_rows = np.zeros((C.NUM_GAME_TILES + 1, OFFER_FEATURES), dtype=np.float32)  # last row: empty slot
+        for t in range(C.NUM_GAME_TILES):
+            idx = [0, 1 + game.tile_colour[t], 6 + game.tile_kind[t]]
+            if game.tile_second[t] >= 0:
+                idx.append(13 + game.tile_second[t])
+            offer_rows[t, idx] = 1.0
+        self.cip_values = np.zeros(C.NUM_COLOURS, dtype=np.float32)
+        self.cip_values[list(game.player_colours)] = 1.0
+        self.zeros_pending = np.zeros(game.num_cells, dtype=np.float32)
+        self.zeros_globals = np.zeros(GLOBAL_FEATURES, dtype=np.float32)
+        self.zeros_offer = np.zeros(5 * OFFER_FEATURES, dtype=np.float32)
+        g_cells = game.num_cells
+        # per window cell: flat indices inside a platform block of its planes 0-19, and of every
+        # plane an emptied cell clears (0-19, and the derived 21-22)
+        cleared = list(range(BOARD_PLANES)) + ([PLANE_KEPT, PLANE_AREA] if self.derived else [])
+        self.cell_idx_top = [[p * g_cells + c for p in range(BOARD_PLANES)] for c in range(g_cells)]
+        self.cell_idx = [[p * g_cells + c for p in cleared] for c in range(g_cells)]
+        self.code_vals = [list(map(float, row)) for row in code_features]  # planes 0-16 per code
+        self.height_list = [float(v) for v in self.height_value]
+        self.zero_cell = [0.0] * len(cleared)
+        # per offer slot and tile: the observation indices set to one
+        offer = lay["offer"].start
+        self.offer_ones = [[[offer + slot * OFFER_FEATURES + int(k) for k in np.flatnonzero(row)]
+                            for row in offer_rows[:-1]] for slot in range(5)]
+        # caches, each with the tokens of ``state.changes`` it was built from
+        self._block: list[Any] = [None] * n  # (platform token, seat token, flat planes, features)
+        self._base: list[Any] = [None] * n  # (platform token, planes, score, elephants): what to patch
+        self._common: tuple[Any, np.ndarray] | None = None  # (unseen token, unseen + colours in play)
+
+    def _code_features(self) -> np.ndarray:
+        """Planes 0-16 of a cell as a function of its top tile code."""
+        game = self.game
         ncodes = len(game.code_colour)
         table = np.zeros((ncodes, STATIC_PLANES), dtype=np.float32)
         for code in range(ncodes):
@@ -138,249 +211,196 @@ def code_features(game: KeralaGame) -> np.ndarray:
                 table[code, 11 + game.tile_second[t]] = 1.0
             elif game.tile_kind[t] in (C.KIND_MOVE_ELEPHANT, C.KIND_MOVE_TILE):
                 table[code, 16] = 1.0
-        game._kerala_code_features = table
-    return table
+        return table
 
+    # -- per platform ---------------------------------------------------------------------------
+    def platform_block(self, state: KeralaState, player: int) -> tuple[np.ndarray, np.ndarray]:
+        """The planes (flat, the legal plane left at zero) and the features of one platform, cached
+        until that platform or seat changes.
 
-def platform_block(state: KeralaState, player: int) -> tuple[np.ndarray, np.ndarray]:
-    """The planes (flat, the legal plane left at zero) and the features of one platform, cached
-    until that platform changes.
-
-    A platform changes at almost every decision, but only at one or two cells: the planes are a
-    patched copy of the previous ones (the changed cells, the elephants, and with derived features
-    the area planes of the areas that changed or changed their kept status); from scratch only the
-    first time."""
-    cached = state._enc[player]
-    if cached is not None:
-        return cached
-    g = state.game
-    score = state.platform_score(player) if _tables(g)["derived"] else None
-    base = state._enc_base[player]
-    dirty = state._enc_dirty[player]
-    if base is None or len(dirty) > 8:
-        enc = _build_planes(state, player, score)
-    else:
-        enc = _patch_planes(state, player, score, base, dirty)
-    els = state.elephants[player]
-    state._enc_base[player] = (enc, score, els)  # elephant lists are replaced, never edited, on a move
-    state._enc_dirty[player] = ()
-    stacks = state.stacks[player]
-    feats = np.asarray(player_features(state, player, len(stacks), sum(map(len, stacks.values())), score),
-                       dtype=np.float32)
-    cached = state._enc[player] = (enc.reshape(-1), feats)
-    return cached
-
-
-def _build_planes(state: KeralaState, player: int, score: PlatformScore | None) -> np.ndarray:
-    """The planes of a platform from scratch (``score``: the §9 choice, with derived features)."""
-    g = state.game
-    tab = _tables(g)
-    stacks = state.stacks[player]
-    enc = np.zeros((tab["planes"], g.num_cells), dtype=np.float32)
-    keys = list(stacks)
-    cells = tab["p2c"][keys]
-    tops = [st[-1] for st in stacks.values()]
-    enc[:STATIC_PLANES, cells] = tab["features_t"][:, tops]
-    enc[17, cells] = tab["height_value"][[len(st) for st in stacks.values()]]
-    p2c = g.pad_to_cell
-    els = state.elephants[player]
-    enc[18, p2c[els[0]]] = 1.0
-    enc[18, p2c[els[1]]] = 1.0
-    enc[19] = enc[g.player_colours[player]]
-    if score is not None:
-        area_of = score.area_of
-        kept = score.kept
-        info = score.info
-        ai = [area_of[x] for x in keys]
-        enc[PLANE_KEPT, cells] = [1.0 if a in kept else 0.0 for a in ai]
-        enc[PLANE_AREA, cells] = [info[a][3] * 0.1 if info[a][3] < 10 else 1.0 for a in ai]
-    return enc
-
-
-def _patch_planes(state: KeralaState, player: int, score: PlatformScore | None, base: tuple,
-                  dirty: tuple[int, ...]) -> np.ndarray:
-    """The planes as a copy of ``base`` (the planes of an earlier position of this platform)
-    rewritten at the ``dirty`` cells, at the elephants, and (derived features) over the areas that
-    are new or changed their kept status.  An area untouched since ``base`` keeps its very cell
-    list (``Areas`` shares it), so identity tells it apart.  All writes go through one fancy
-    assignment on the flat copy (a numpy call costs more than the Python that lists the few
-    entries)."""
-    g = state.game
-    tab = _tables(g)
-    old_enc, old_sc, old_els = base
-    enc = old_enc.copy()
-    p2c = g.pad_to_cell
-    stacks = state.stacks[player]
-    own = g.player_colours[player]
-    code_colour = g.code_colour
-    cell_idx, cell_idx_top, code_vals = tab["cell_idx"], tab["cell_idx_top"], tab["code_vals"]
-    height_list = tab["height_list"]
-    zero_cell = tab["zero_cell"]
-    gsize = g.num_cells
-    idx: list[int] = []
-    vals: list[float] = []
-    for x in set(dirty):
-        c = p2c[x]
-        st = stacks.get(x)
-        if st is None:  # emptied: every plane of the cell cleared
-            idx += cell_idx[c]
-            vals += zero_cell
-        else:  # planes 0-19; the area planes follow below if its area changed
-            code = st[-1]
-            idx += cell_idx_top[c]
-            vals += code_vals[code]
-            vals += (height_list[len(st)], 0.0, 1.0 if code_colour[code] == own else 0.0)
-    els = state.elephants[player]
-    if els != old_els or dirty:  # rewritten cells lost their elephant mark
-        base18 = 18 * gsize
-        idx += (base18 + p2c[old_els[0]], base18 + p2c[old_els[1]], base18 + p2c[els[0]], base18 + p2c[els[1]])
-        vals += (0.0, 0.0, 1.0, 1.0)
-    if score is not None:
-        old_info, old_kept = old_sc.info, old_sc.kept
-        kept = score.kept
-        base_kept = PLANE_KEPT * gsize
-        base_area = PLANE_AREA * gsize
-        for k, v in score.info.items():
-            cells = v[1]
-            is_kept = k in kept
-            old = old_info.get(k)
-            if old is not None and old[1] is cells and (k in old_kept) == is_kept:
-                continue
-            t = v[3]
-            kv = 1.0 if is_kept else 0.0
-            sv = t * 0.1 if t < 10 else 1.0
-            for x in cells:
-                c = p2c[x]
-                idx += (base_kept + c, base_area + c)
-                vals += (kv, sv)
-    if idx:
+        A platform changes at almost every decision, but only at one or two cells: the planes are a
+        patched copy of the previous ones (the changed cells, the elephants, and with derived features
+        the area planes of the areas that changed or changed their kept status); from scratch the
+        first time, and when the cached planes are of another line of play or too far behind."""
+        changes: Changes = state.changes
+        ptok = changes.token(("platform", player))
+        stok = changes.token(("seat", player))
+        cached = self._block[player]
+        if cached is not None and cached[0] is ptok and cached[1] is stok:
+            return cached[2], cached[3]
+        score = state.platform_score(player) if self.derived else None
+        base = self._base[player]
+        enc = None
+        if base is not None:
+            logged = details_since(ptok, base[0], MAX_DIRTY)
+            if logged is not None:
+                dirty = [c for cells in logged for c in cells]
+                if len(dirty) <= MAX_DIRTY:
+                    enc = self._patch_planes(state, player, score, base, dirty)
+        if enc is None:
+            enc = self._build_planes(state, player, score)
+        els = state.elephants[player]
+        self._base[player] = (ptok, enc, score, els)  # elephant lists are replaced, never edited, on a move
+        stacks = state.stacks[player]
+        feats = np.asarray(self.player_features(state, player, len(stacks), sum(map(len, stacks.values())), score),
+                           dtype=np.float32)
         flat = enc.reshape(-1)
-        flat[idx] = vals  # later entries win: the area planes after the cells' defaults
-    return enc
+        self._block[player] = (ptok, stok, flat, feats)
+        return flat, feats
 
+    def _build_planes(self, state: KeralaState, player: int, score: PlatformScore | None) -> np.ndarray:
+        """The planes of a platform from scratch (``score``: the §9 choice, with derived features)."""
+        g = state.game
+        stacks = state.stacks[player]
+        enc = np.zeros((self.planes, g.num_cells), dtype=np.float32)
+        keys = list(stacks)
+        cells = self.p2c[keys]
+        tops = [st[-1] for st in stacks.values()]
+        enc[:STATIC_PLANES, cells] = self.features_t[:, tops]
+        enc[17, cells] = self.height_value[[len(st) for st in stacks.values()]]
+        p2c = g.pad_to_cell
+        els = state.elephants[player]
+        enc[18, p2c[els[0]]] = 1.0
+        enc[18, p2c[els[1]]] = 1.0
+        enc[19] = enc[g.player_colours[player]]
+        if score is not None:
+            area_of = score.area_of
+            kept = score.kept
+            info = score.info
+            ai = [area_of[x] for x in keys]
+            enc[PLANE_KEPT, cells] = [1.0 if a in kept else 0.0 for a in ai]
+            enc[PLANE_AREA, cells] = [info[a][3] * 0.1 if info[a][3] < 10 else 1.0 for a in ai]
+        return enc
 
-def legal_cells(state: KeralaState) -> list[int]:
-    """Window cells the current decision can name (plane 22 of the acting player), listed when the
-    legal mask is built."""
-    state.legal_mask()
-    return state._legal_cells
+    def _patch_planes(self, state: KeralaState, player: int, score: PlatformScore | None, base: tuple,
+                      dirty: list[int]) -> np.ndarray:
+        """The planes as a copy of ``base`` (the planes of an earlier position of this platform)
+        rewritten at the ``dirty`` cells, at the elephants, and (derived features) over the areas that
+        are new or changed their kept status.  An area untouched since ``base`` keeps its very cell
+        list (``Areas`` shares it), so identity tells it apart.  All writes go through one fancy
+        assignment on the flat copy (a numpy call costs more than the Python that lists the few
+        entries)."""
+        g = state.game
+        _tok, old_enc, old_sc, old_els = base
+        enc = old_enc.copy()
+        p2c = g.pad_to_cell
+        stacks = state.stacks[player]
+        own = g.player_colours[player]
+        code_colour = g.code_colour
+        cell_idx, cell_idx_top, code_vals = self.cell_idx, self.cell_idx_top, self.code_vals
+        height_list = self.height_list
+        zero_cell = self.zero_cell
+        gsize = g.num_cells
+        idx: list[int] = []
+        vals: list[float] = []
+        for x in set(dirty):
+            c = p2c[x]
+            st = stacks.get(x)
+            if st is None:  # emptied: every plane of the cell cleared
+                idx += cell_idx[c]
+                vals += zero_cell
+            else:  # planes 0-19; the area planes follow below if its area changed
+                code = st[-1]
+                idx += cell_idx_top[c]
+                vals += code_vals[code]
+                vals += (height_list[len(st)], 0.0, 1.0 if code_colour[code] == own else 0.0)
+        els = state.elephants[player]
+        if els != old_els or dirty:  # rewritten cells lost their elephant mark
+            base18 = 18 * gsize
+            idx += (base18 + p2c[old_els[0]], base18 + p2c[old_els[1]], base18 + p2c[els[0]], base18 + p2c[els[1]])
+            vals += (0.0, 0.0, 1.0, 1.0)
+        if score is not None:
+            old_info, old_kept = old_sc.info, old_sc.kept
+            kept = score.kept
+            base_kept = PLANE_KEPT * gsize
+            base_area = PLANE_AREA * gsize
+            for k, v in score.info.items():
+                cells = v[1]
+                is_kept = k in kept
+                old = old_info.get(k)
+                if old is not None and old[1] is cells and (k in old_kept) == is_kept:
+                    continue
+                t = v[3]
+                kv = 1.0 if is_kept else 0.0
+                sv = t * 0.1 if t < 10 else 1.0
+                for x in cells:
+                    c = p2c[x]
+                    idx += (base_kept + c, base_area + c)
+                    vals += (kv, sv)
+        if idx:
+            flat = enc.reshape(-1)
+            flat[idx] = vals  # later entries win: the area planes after the cells' defaults
+        return enc
 
+    @staticmethod
+    def player_features(state: KeralaState, player: int, positions: int, tiles: int,
+                        sc: PlatformScore | None = None) -> list[float]:
+        """The ``player_i`` block: 9 features, 19 when ``sc`` (the §9 choice) is given."""
+        g = state.game
+        feats = [0.0] * (PLAYER_FEATURES_BASE if sc is None else PLAYER_FEATURES_DERIVED)
+        feats[g.player_colours[player]] = 1.0
+        feats[5] = state.passes[player] / 2.0
+        feats[6] = state.standing(player) / 2.0
+        feats[7] = positions / 41.0 if positions < 41 else 1.0
+        feats[8] = tiles / 41.0 if tiles < 41 else 1.0
+        if sc is not None:
+            for c in range(C.NUM_COLOURS):
+                feats[9 + c] = min(sc.area_count[c] / 5.0, 1.0)
+            feats[14] = min(sc.symbols / 60.0, 1.0)
+            feats[15] = min(sc.edges / 10.0, 1.0)
+            feats[16] = min(sc.removed_tiles / 40.0, 1.0)
+            feats[17] = sc.missing / 5.0
+            feats[18] = min(max((sc.total + 40) / 100.0, 0.0), 1.0)
+        return feats
 
-def player_features(state: KeralaState, player: int, positions: int, tiles: int,
-                    sc: PlatformScore | None = None) -> list[float]:
-    """The ``player_i`` block: 9 features, 19 when ``sc`` (the §9 choice) is given."""
-    g = state.game
-    feats = [0.0] * (PLAYER_FEATURES_BASE if sc is None else PLAYER_FEATURES_DERIVED)
-    feats[g.player_colours[player]] = 1.0
-    feats[5] = state.passes[player] / 2.0
-    feats[6] = state.standing(player) / 2.0
-    feats[7] = positions / 41.0 if positions < 41 else 1.0
-    feats[8] = tiles / 41.0 if tiles < 41 else 1.0
-    if sc is not None:
-        for c in range(C.NUM_COLOURS):
-            feats[9 + c] = min(sc.area_count[c] / 5.0, 1.0)
-        feats[14] = min(sc.symbols / 60.0, 1.0)
-        feats[15] = min(sc.edges / 10.0, 1.0)
-        feats[16] = min(sc.removed_tiles / 40.0, 1.0)
-        feats[17] = sc.missing / 5.0
-        feats[18] = min(max((sc.total + 40) / 100.0, 0.0), 1.0)
-    return feats
+    def common_block(self, state: KeralaState) -> np.ndarray:
+        """Unseen counts and colours in play: the same for every observer, changed only by a draw."""
+        tok = state.changes.token("unseen")
+        common = self._common
+        if common is None or common[0] is not tok:
+            unseen = np.asarray(state.unseen, dtype=np.float32)
+            unseen *= 0.125
+            common = self._common = (tok, np.concatenate((unseen, self.cip_values)))
+        return common[1]
 
+    # -- the observation ---------------------------------------------------------------------------
+    def observe(self, state: KeralaState, player: int) -> np.ndarray:
+        """Player ``player``'s observation (a fresh float32 array).
 
-def _tables(game: KeralaGame) -> dict:
-    """Per-configuration constants of the encoder (computed once per Game)."""
-    tab = getattr(game, "_kerala_obs_tables", None)
-    if tab is None:
-        lay = game.observation_layout
-        n = game.num_players
-        offer_rows = np.zeros((C.NUM_GAME_TILES + 1, OFFER_FEATURES), dtype=np.float32)  # last row: empty slot
-        for t in range(C.NUM_GAME_TILES):
-            idx = [0, 1 + game.tile_colour[t], 6 + game.tile_kind[t]]
-            if game.tile_second[t] >= 0:
-                idx.append(13 + game.tile_second[t])
-            offer_rows[t, idx] = 1.0
-        cip = np.zeros(C.NUM_COLOURS, dtype=np.float32)
-        cip[list(game.player_colours)] = 1.0
-        max_height = C.NUM_GAME_TILES + 2
-        tab = {
-            "derived": bool(game.options["derived_features"]),
-            "planes": num_planes(game),
-            "pending": lay["pending_cell"].start,
-            "globals": lay["globals"].start,
-            "n": n,
-            "p2c": np.asarray(game.pad_to_cell, dtype=np.intp),
-            "features_t": np.ascontiguousarray(code_features(game).T),
-            "height_value": np.minimum(np.arange(max_height, dtype=np.float32) * 0.125, 1.0),
-            "offer_rows": offer_rows,
-            "cip_values": cip,
-            "zeros_pending": np.zeros(game.num_cells, dtype=np.float32),
-            "zeros_globals": np.zeros(GLOBAL_FEATURES, dtype=np.float32),
-        }
-        g_cells = game.num_cells
-        # per window cell: flat indices inside a platform block of its planes 0-19, and of every
-        # plane an emptied cell clears (0-19, and the derived 21-22)
-        cleared = list(range(BOARD_PLANES)) + ([PLANE_KEPT, PLANE_AREA] if tab["derived"] else [])
-        tab["cell_idx_top"] = [[p * g_cells + c for p in range(BOARD_PLANES)] for c in range(g_cells)]
-        tab["cell_idx"] = [[p * g_cells + c for p in cleared] for c in range(g_cells)]
-        tab["code_vals"] = [list(map(float, row)) for row in code_features(game)]  # planes 0-16 per code
-        tab["height_list"] = [float(v) for v in tab["height_value"]]
-        tab["zero_cell"] = [0.0] * len(cleared)
-        # per offer slot and tile: the observation indices set to one
-        tab["offer_ones"] = [[[lay["offer"].start + slot * OFFER_FEATURES + int(k) for k in np.flatnonzero(row)]
-                              for row in offer_rows[:-1]] for slot in range(5)]
-        tab["zeros_offer"] = np.zeros(5 * OFFER_FEATURES, dtype=np.float32)
-        game._kerala_obs_tables = tab
-    return tab
-
-
-def common_block(state: KeralaState) -> np.ndarray:
-    """Unseen counts and colours in play: the same for every observer, changed only by a draw (cached)."""
-    common = state._common
-    if common is None:
-        unseen = np.asarray(state.unseen, dtype=np.float32)
-        unseen *= 0.125
-        common = state._common = np.concatenate((unseen, _tables(state.game)["cip_values"]))
-    return common
-
-
-def encode(state: KeralaState, player: int) -> np.ndarray:
-    """Player ``player``'s observation (a fresh float32 array).
-
-    One concatenation of cached pieces (platform blocks and player features in seat order from
-    ``player``, the unseen-counts block, zeros for the pending plane, the offer and the globals),
-    then one fancy assignment for the few ones that depend on the decision and the observer
-    (legal cells, pending cell, offer, globals)."""
-    g = state.game
-    tab = _tables(g)
-    n = tab["n"]
-    blocks = [platform_block(state, (player + i) % n) for i in range(n)]
-    parts = [b for b, _f in blocks]
-    parts.append(tab["zeros_pending"])
-    parts.extend(f for _b, f in blocks)
-    parts.append(tab["zeros_offer"])
-    parts.append(common_block(state))
-    parts.append(tab["zeros_globals"])
-    out = np.concatenate(parts)
-    acting = state.current_player
-    if acting == player:
-        base = PLANE_LEGAL * g.num_cells
-        ones = [base + c for c in legal_cells(state)]
-    else:
-        ones = []
-    if state.pending >= 0:
-        ones.append(tab["pending"] + g.pad_to_cell[state.pending])
-    offer_ones = tab["offer_ones"]
-    for slot, t in enumerate(state.offer):
-        ones += offer_ones[slot][t]
-    gb = tab["globals"]
-    ones.append(gb + 2 + (state.start_seat - player) % n)
-    ones.append(gb + 7 + (player - state.start_seat) % n)
-    if acting >= 0:
-        ones.append(gb + 12 + (acting - player) % n)
-        ones.append(gb + 17 + state.phase)
-    ones.append(gb + 22 + n - 2)
-    out[ones] = 1.0
-    out[gb] = len(state.bag) / 100.0
-    r = state.round / g.total_rounds
-    out[gb + 1] = r if r < 1.0 else 1.0
-    return out
+        One concatenation of cached pieces (platform blocks and player features in seat order from
+        ``player``, the unseen-counts block, zeros for the pending plane, the offer and the globals),
+        then one fancy assignment for the few ones that depend on the decision and the observer
+        (legal cells, pending cell, offer, globals)."""
+        g = state.game
+        n = self.n
+        blocks = [self.platform_block(state, (player + i) % n) for i in range(n)]
+        parts = [b for b, _f in blocks]
+        parts.append(self.zeros_pending)
+        parts.extend(f for _b, f in blocks)
+        parts.append(self.zeros_offer)
+        parts.append(self.common_block(state))
+        parts.append(self.zeros_globals)
+        out = np.concatenate(parts)
+        acting = state.current_player
+        if acting == player:
+            base = self.legal_base
+            ones = [base + c for c in state.decision_cells()]
+        else:
+            ones = []
+        if state.pending >= 0:
+            ones.append(self.pending + g.pad_to_cell[state.pending])
+        offer_ones = self.offer_ones
+        for slot, t in enumerate(state.offer):
+            ones += offer_ones[slot][t]
+        gb = self.globals
+        ones.append(gb + G_START_SEAT + (state.start_seat - player) % n)
+        ones.append(gb + G_ORDER + (player - state.start_seat) % n)
+        if acting >= 0:
+            ones.append(gb + G_ACTING + (acting - player) % n)
+            ones.append(gb + G_PHASE + state.phase)
+        ones.append(gb + G_PLAYERS + n - 2)
+        out[ones] = 1.0
+        out[gb + G_BAG] = len(state.bag) / 100.0
+        r = state.round / g.total_rounds
+        out[gb + G_ROUND] = r if r < 1.0 else 1.0
+        return out

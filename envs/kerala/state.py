@@ -1,4 +1,4 @@
-"""The Kerala rules engine (rules file ``shared/rules/kerala.md``).
+"""The Kerala rules engine (rules file ``docs/rules/kerala.md``).
 
 Each player builds a festival platform of tiles on a square grid.  A round:
 the start player draws one tile per player into the offer; in turn order each
@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from ..core.game import CorruptStateError, Game, Option, State
+from ..core.observation import Changes
 from ..core.rng import Rng, as_rng
 from . import components as C
 from .actions import PICK_IDS, ActionCodec
@@ -66,6 +67,8 @@ class KeralaGame(Game):
     hidden_information = False
     observation_version = 2  # 2: derived features opt-in, legal plane at 20 (observation.py)
     bench_variants = ({"derived_features": True},)  # an extra row of ``meeplezoo bench``
+    observer_ref = ".observation:KeralaObserver"
+    renderer_ref = ".render"
     options_spec = (
         Option("tile_composition", "default",
                "A-01: per-colour tile counts (default: 8x1, 4x2, 2x3 symbols, 4 edge tiles, 1 of each action; "
@@ -131,9 +134,6 @@ class KeralaGame(Game):
         self.plain_keep_choice = (o["keep_choice"] == "optimal" and o["edge_bonus_layers"] == "top_only"
                                   and o["colour_presence_layers"] == "top_only")
         self._build_tiles()
-        from .observation import build_layout
-
-        self.observation_layout = build_layout(self)
 
     def _build_tiles(self) -> None:
         """Per tile id (100 game tiles, then 5 start tiles): colour, kind, symbols, second colour, type."""
@@ -608,16 +608,13 @@ class KeralaState(State):
         self._pairs: dict[int, list[int]] | None = None
         self._sources: dict[int, list[int]] | None = None
         self._score: list[PlatformScore | None] = [None] * n
-        self._enc: list[Any] = [None] * n  # per-player observation planes (observation.py)
-        self._common: np.ndarray | None = None  # unseen counts block of the observation (observation.py)
         # per-player areas of the last scored platform and the cells changed since (scoring refills
         # only the areas around them)
         self._areas: list[Areas | None] = [None] * n
         self._area_dirty: list[tuple[int, ...]] = [()] * n
-        # per-player planes of the last observation built and the cells changed since (the next one
-        # patches a copy of them; observation.py)
-        self._enc_base: list[Any] = [None] * n
-        self._enc_dirty: list[tuple[int, ...]] = [()] * n
+        # what changed, for whoever derives data from the position (the observer): ("platform", p)
+        # with the changed cells, ("seat", p) for elephants and passes, "unseen" at each draw
+        self.changes = Changes()
 
     # -- construction ----------------------------------------------------------------------------
     @classmethod
@@ -716,7 +713,7 @@ class KeralaState(State):
             self.offer.append(t)
             unseen[ttype[t]] -= 1
         self.offer.sort(key=g.offer_key.__getitem__)
-        self._common = None
+        self.changes.mark("unseen")
 
     def determinize(self, player: int, rng: Any = None) -> KeralaState:
         """Resample the unseen tiles (§13.1): tiles of player colours are surely in the bag; the
@@ -780,7 +777,7 @@ class KeralaState(State):
         codec = g.codec
         mask = np.zeros(g.num_actions, dtype=bool)
         phase = self.phase
-        self._legal_cells = []  # window cells the decision names (plane 22 of the observation)
+        self._legal_cells = []  # window cells the decision names (decision_cells)
         if phase == C.PHASE_END:
             return mask
         p = self.current_player
@@ -967,10 +964,8 @@ class KeralaState(State):
     def _platform_changed(self, p: int, cells: tuple[int, ...], areas_changed: bool = True) -> None:
         """Player ``p``'s platform changed at ``cells``; ``areas_changed=False``: only an orientation."""
         self._score[p] = None
-        self._enc[p] = None
         self._pairs = self._sources = None
-        if self._enc_base[p] is not None:
-            self._enc_dirty[p] += cells
+        self.changes.log(("platform", p), cells)
         if areas_changed and self._areas[p] is not None:
             self._area_dirty[p] += cells
 
@@ -1000,7 +995,7 @@ class KeralaState(State):
         if self.game.codec.pass_ids > 1:
             self.discards.append(self.offer.pop(slot))
         self._score[self.current_player] = None
-        self._enc[self.current_player] = None
+        self.changes.mark(("seat", self.current_player))
         self._end_turn()
 
     def _move_elephant(self, e: int, cell: int) -> None:
@@ -1009,7 +1004,7 @@ class KeralaState(State):
         els = self.elephants[p]
         other = els[1 - e]
         self.elephants[p] = [cell, other] if cell < other else [other, cell]
-        self._enc[p] = None
+        self.changes.mark(("seat", p))
 
     def _move_stack(self, s: int, q: int) -> None:
         """§6.2: move the whole stack from ``s`` to the empty cell ``q``."""
@@ -1099,10 +1094,11 @@ class KeralaState(State):
                 for sc in (self.platform_score(p) for p in range(self.game.num_players))]
 
     # -- information -------------------------------------------------------------------------------------------
-    def observe(self, player: int) -> np.ndarray:
-        from .observation import encode
-
-        return encode(self, player)
+    def decision_cells(self) -> list[int]:
+        """Window cells the current decision can name (placement targets, move-elephant targets,
+        move-tile sources or destinations), listed when the legal mask is built."""
+        self.legal_mask()
+        return self._legal_cells
 
     # -- copies and persistence ------------------------------------------------------------------------------------
     def clone(self) -> KeralaState:
@@ -1132,12 +1128,9 @@ class KeralaState(State):
         s._pairs = self._pairs
         s._sources = self._sources
         s._score = self._score[:]
-        s._enc = self._enc[:]
-        s._common = self._common
         s._areas = self._areas[:]
         s._area_dirty = self._area_dirty[:]
-        s._enc_base = self._enc_base[:]
-        s._enc_dirty = self._enc_dirty[:]
+        s.changes = self.changes.copy()
         return s
 
     def _to_dict(self) -> dict[str, Any]:
@@ -1285,20 +1278,6 @@ class KeralaState(State):
         names = [g.tile_name(t) for t in self.offer] if self.phase == C.PHASE_PICK else None
         return g.codec.name(int(action), names)
 
-    def render_text(self) -> str:
-        from .render import render_text
-
-        return render_text(self)
-
-    def observation_string(self, player: int) -> str:
-        from .render import observation_string
-
-        return observation_string(self, player)
-
-    def render_rgb(self) -> np.ndarray:
-        from .render import render_rgb
-
-        return render_rgb(self)
 
 
 KeralaGame.state_class = KeralaState

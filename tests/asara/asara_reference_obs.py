@@ -14,7 +14,7 @@ def encode_reference(s: AsaraState, p: int) -> np.ndarray:
     g = s.game
     n = g.num_players
     lay = g.observation_layout
-    v = [0.0] * g.obs_size
+    v = [0.0] * g.observation_shape[0]
     counts: list[tuple[int, int, float]] = []  # (index, count, scale): counts without a small fixed maximum
     rel = [(q - p) % n for q in range(n)]
     # meta
@@ -128,7 +128,7 @@ def encode_reference(s: AsaraState, p: int) -> np.ndarray:
     v[o: o + 5] = s.unseen_cards(p)
     v[o + 5] = len(s.deck)
     out = np.array(v, dtype=np.float32)
-    out *= g._obs_scale_vec
+    out *= g.observer.scale
     np.minimum(out, 1.0, out=out)  # the observation space is the unit box
     for i, x, cap in counts:  # x / cap below cap, 1 - 1 / (x + 1) from cap on: never clipped
         out[i] = x / cap if x < cap else 1.0 - 1.0 / (x + 1.0)

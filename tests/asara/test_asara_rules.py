@@ -1,4 +1,4 @@
-"""One test (or a few) per rule section of shared/rules/asara.md, from hand-made positions."""
+"""One test (or a few) per rule section of docs/rules/asara.md, from hand-made positions."""
 
 import pytest
 from asara_helpers import act, add_tower, give, names, position

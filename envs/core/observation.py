@@ -1,0 +1,284 @@
+"""Observation layouts declared once, and the observer that builds a game's observations.
+
+A game declares its observation as a table of named blocks (:class:`ObservationSpec`), each with
+its natural shape (Kerala's platform planes are ``(planes, 21, 21)``), its value range and a
+one-line meaning.  Everything else comes from that one declaration:
+
+* the flat float32 vector: the blocks one after the other, in declaration order, each flattened in
+  C order (``spec.size``, ``spec.layout`` maps each name to its slice, as ``game.observation_layout``);
+* the per-element bounds of the flat vector (``spec.low``, ``spec.high``), and so the Box space;
+* the structured view (``spec.views(flat)``): each block as an array of its natural shape, a view
+  of the flat vector (no copy); blocks declared as a :meth:`ObservationSpec.stack` (one block per
+  seat) appear as one array with a leading seat axis instead;
+* the Markdown table of ``docs/observations.md`` (:meth:`ObservationSpec.markdown`).
+
+An :class:`Observer` builds observations for one game configuration and owns every cache it keeps;
+the rules engine only records what changed (:class:`Changes`), so that an observer can tell a state
+it has seen from a clone that has moved on, and never serves a stale cache.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .game import Game, State
+
+
+@dataclass(frozen=True)
+class Block:
+    """One named block of an observation: where it lies in the flat vector, its shape and range."""
+
+    name: str
+    shape: tuple[int, ...]
+    start: int
+    low: float
+    high: float
+    doc: str = ""
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def stop(self) -> int:
+        return self.start + self.size
+
+    @property
+    def slice(self) -> slice:
+        return slice(self.start, self.stop)
+
+
+class ObservationSpec:
+    """The declared layout of a flat observation: named blocks in order (see the module docstring).
+
+    ``add(name, shape)`` appends a block; ``shape`` may be an int for a plain vector."""
+
+    def __init__(self) -> None:
+        self.blocks: dict[str, Block] = {}
+        self.stacks: dict[str, tuple[tuple[str, ...], str]] = {}
+        self.size = 0
+
+    def add(self, name: str, shape: int | tuple[int, ...], doc: str = "", low: float = 0.0,
+            high: float = 1.0) -> slice:
+        if name in self.blocks or name in self.stacks:
+            raise ValueError(f"duplicate observation block {name!r}")
+        shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(x) for x in shape)
+        block = Block(name, shape, self.size, float(low), float(high), doc)
+        self.blocks[name] = block
+        self.size = block.stop
+        return block.slice
+
+    def stack(self, name: str, members: list[str] | tuple[str, ...], doc: str = "") -> None:
+        """Show the blocks ``members`` (adjacent, in order, of one shape) as one array ``name`` with a
+        leading axis in the structured view (e.g. one platform per seat, observer first)."""
+        members = tuple(members)
+        if name in self.blocks or name in self.stacks:
+            raise ValueError(f"duplicate observation block {name!r}")
+        bs = [self.blocks[m] for m in members]
+        for a, b in zip(bs, bs[1:]):
+            if a.stop != b.start or a.shape != b.shape:
+                raise ValueError(f"stack {name!r}: blocks {a.name!r} and {b.name!r} are not adjacent of one shape")
+        self.stacks[name] = (members, doc)
+
+    # -- the flat vector --------------------------------------------------------------------
+    @property
+    def layout(self) -> dict[str, slice]:
+        """Block name -> slice of the flat vector (``game.observation_layout``)."""
+        return {name: b.slice for name, b in self.blocks.items()}
+
+    slices = layout  # the name the earlier layout builder used
+
+    @property
+    def low(self) -> np.ndarray:
+        out = np.empty(self.size, dtype=np.float32)
+        for b in self.blocks.values():
+            out[b.slice] = b.low
+        return out
+
+    @property
+    def high(self) -> np.ndarray:
+        out = np.empty(self.size, dtype=np.float32)
+        for b in self.blocks.values():
+            out[b.slice] = b.high
+        return out
+
+    # -- the structured view ------------------------------------------------------------------
+    def structure(self) -> dict[str, tuple[tuple[int, ...], float, float, slice]]:
+        """Name -> (shape, low, high, slice) of every array of the structured view, in flat order."""
+        stacked = {m: name for name, (members, _doc) in self.stacks.items() for m in members}
+        out: dict[str, tuple[tuple[int, ...], float, float, slice]] = {}
+        for b in self.blocks.values():
+            name = stacked.get(b.name)
+            if name is None:
+                out[b.name] = (b.shape, b.low, b.high, b.slice)
+            elif name not in out:
+                members = self.stacks[name][0]
+                bs = [self.blocks[m] for m in members]
+                out[name] = ((len(bs), *b.shape), min(x.low for x in bs), max(x.high for x in bs),
+                             slice(bs[0].start, bs[-1].stop))
+        return out
+
+    def views(self, flat: np.ndarray) -> dict[str, np.ndarray]:
+        """The structured view of ``flat``: arrays of their natural shapes that share its memory."""
+        return {name: flat[sl].reshape(shape) for name, (shape, _lo, _hi, sl) in self._structure_cached().items()}
+
+    def _structure_cached(self) -> dict[str, tuple[tuple[int, ...], float, float, slice]]:
+        cached = self.__dict__.get("_structure")
+        if cached is None or cached[0] != (self.size, len(self.stacks)):
+            cached = self.__dict__["_structure"] = ((self.size, len(self.stacks)), self.structure())
+        return cached[1]
+
+    # -- documentation ------------------------------------------------------------------------------
+    def markdown(self) -> str:
+        """The layout as a Markdown table: block, shape, offsets in the flat vector, range, meaning."""
+        rows = ["| block | shape | flat slice | range | meaning |", "|---|---|---|---|---|"]
+        for b in self.blocks.values():
+            shape = " x ".join(map(str, b.shape))
+            rows.append(f"| `{b.name}` | {shape} | {b.start}:{b.stop} | [{_num(b.low)}, {_num(b.high)}] | {b.doc} |")
+        for name, (members, doc) in self.stacks.items():
+            shape = " x ".join(map(str, (len(members), *self.blocks[members[0]].shape)))
+            rows.append(f"| `{name}` (dict view) | {shape} | `{members[0]}` .. `{members[-1]}` | | {doc} |")
+        return "\n".join(rows)
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+def spec_from_layout(layout: dict[str, slice]) -> ObservationSpec:
+    """A spec of plain vectors in [0, 1] for a layout given only as slices (adjacent, in order)."""
+    spec = ObservationSpec()
+    for name, sl in sorted(layout.items(), key=lambda kv: kv[1].start):
+        if sl.start != spec.size:
+            raise ValueError(f"observation block {name!r} starts at {sl.start}, expected {spec.size}")
+        spec.add(name, sl.stop - sl.start)
+    return spec
+
+
+class Observer(ABC):
+    """Builds the observations of one game configuration, and owns the caches that make it fast.
+
+    One is created per environment (``game.make_observer()``); the game also keeps a default one
+    for ``state.observe``.  An observer may be shown any state of its game in any order (clones,
+    determinizations, loaded states): what it caches is keyed by the tokens of the state's
+    :class:`Changes`, never by the state object."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.spec: ObservationSpec = game.observation_spec
+
+    @classmethod
+    @abstractmethod
+    def declare(cls, game: Game) -> ObservationSpec:
+        """The observation layout of ``game``'s configuration."""
+
+    @abstractmethod
+    def observe(self, state: State, player: int) -> np.ndarray:
+        """``player``'s information state: a fresh float32 vector of ``spec.size``."""
+
+    def observe_dict(self, state: State, player: int) -> dict[str, np.ndarray]:
+        """The same observation as named arrays of their natural shapes (views of one flat vector)."""
+        return self.spec.views(self.observe(state, player))
+
+
+class StateObserver(Observer):
+    """The observer of a game without an observer class of its own: it asks ``state.observe``
+    (which such a game's State implements) and keeps nothing."""
+
+    @classmethod
+    def declare(cls, game: Game) -> ObservationSpec:
+        return spec_from_layout(game.observation_layout)
+
+    def observe(self, state: State, player: int) -> np.ndarray:
+        return state.observe(player)
+
+
+class Change:
+    """A token for one change of one part of a position; ``prev`` and ``detail`` (what changed, e.g.
+    the cells of a board) are kept only for parts recorded with :meth:`Changes.log`."""
+
+    __slots__ = ("prev", "detail")
+
+    def __init__(self, prev: Change | None = None, detail: Any = None) -> None:
+        self.prev = prev
+        self.detail = detail
+
+
+class Changes:
+    """What changed in a position, part by part: a token per part, replaced at every change.
+
+    The rules engine marks the parts it changes (named for the rules: ``"display"``,
+    ``("reserve", 2)``); whoever keeps data derived from a part (an observer) stores the token
+    it saw and compares it by identity.  Two states show the same token for a part only when one
+    is a copy of the other and the part has not changed since; tokens are fresh objects, so this
+    holds across clones, loaded states and processes.  ``latest`` is the token of the last change of
+    any part.
+    """
+
+    __slots__ = ("tokens", "origin", "latest")
+
+    def __init__(self) -> None:
+        self.origin = self.latest = Change()
+        self.tokens: dict[Any, Change] = {}
+
+    def mark(self, *parts: Any) -> None:
+        """``parts`` changed (one new token for all of them)."""
+        t = self.latest = Change()
+        tokens = self.tokens
+        for part in parts:
+            tokens[part] = t
+
+    def log(self, part: Any, detail: Any) -> None:
+        """``part`` changed, and ``detail`` says how (readable with :meth:`details_since`)."""
+        tokens = self.tokens
+        t = self.latest = Change(tokens.get(part, self.origin), detail)
+        tokens[part] = t
+
+    def token(self, part: Any) -> Change:
+        return self.tokens.get(part, self.origin)
+
+    def copy(self) -> Changes:
+        c = Changes.__new__(Changes)
+        c.origin = self.origin
+        c.latest = self.latest
+        c.tokens = dict(self.tokens)
+        return c
+
+
+def details_since(token: Change, seen: Change, limit: int) -> list[Any] | None:
+    """The details logged from ``seen`` (an earlier token of the same part) to ``token``, newest
+    first; None when ``seen`` is not among the last ``limit`` changes (another line of play)."""
+    out = []
+    t = token
+    while t is not seen:
+        if t is None or len(out) >= limit:
+            return None
+        out.append(t.detail)
+        t = t.prev
+    return out
+
+
+def observation_docs(games: list[Game]) -> str:
+    """The Markdown page of the observation layouts of ``games`` (``docs/observations.md``)."""
+    out = [
+        "# Observation layouts",
+        "",
+        "Generated from each game's declaration (`python scripts/observation_docs.py`; a test checks that this",
+        "page is up to date).  The flat vector holds the blocks in this order, each flattened in C order;",
+        "`obs_format=\"dict\"` gives each block in its shape (the stacked ones as one array with a leading seat",
+        "axis).  Shapes that depend on the player count or an option are shown for the configuration named.",
+        "",
+    ]
+    for game in games:
+        spec = game.observation_spec
+        opts = ", ".join(f"{k}={v!r}" for k, v in game.non_default_options.items())
+        title = f"{type(game).pretty_name}: {game.num_players} players" + (f", {opts}" if opts else "")
+        out += [f"## {title}", "",
+                f"`{type(game).name}`, observation version {type(game).observation_version}, {spec.size} values.", "",
+                spec.markdown(), ""]
+    return "\n".join(out)

@@ -1,0 +1,28 @@
+"""Write docs/observations.md: the observation layout of every game, from each game's declaration."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from meeplezoo.envs.core.observation import observation_docs
+from meeplezoo.registry import make_game
+
+PATH = Path(__file__).resolve().parent.parent / "docs" / "observations.md"
+# one configuration per distinct layout worth showing
+CONFIGS = (
+    ("haus_der_sonne", {}),
+    ("kerala", {}),
+    ("kerala", {"derived_features": True}),
+    ("hawaii", {}),
+    ("asara", {}),
+)
+
+
+def render() -> str:
+    return observation_docs([make_game(name, **cfg) for name, cfg in CONFIGS])
+
+
+if __name__ == "__main__":
+    PATH.write_text(render())
+    print(f"wrote {PATH}", file=sys.stderr)

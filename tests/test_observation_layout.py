@@ -1,0 +1,197 @@
+"""The observation declared once (envs/core/observation.py): the layout, bounds, structured view and
+documentation all follow from each game's declaration; observers own their caches and never serve a
+stale one; the rules modules import neither the observation nor the renderer."""
+
+from __future__ import annotations
+
+import ast
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pytest
+from golden.golden import CONFIGS
+from pettingzoo.test import api_test
+
+import meeplezoo
+from meeplezoo.envs.core.observation import Changes, ObservationSpec, details_since
+from meeplezoo.registry import make_game
+
+ROOT = Path(__file__).resolve().parent.parent
+GAMES = ("haus_der_sonne", "kerala", "hawaii", "asara")
+
+
+def _game(name, config):
+    cfg = dict(config)
+    return make_game(name, cfg.pop("num_players", None), **cfg)
+
+
+def _random_state(game, seed, steps):
+    state = game.new_state(seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        if state.is_terminal():
+            break
+        legal = state.legal_actions()
+        state.apply(legal[int(rng.integers(len(legal)))])
+    return state, rng
+
+
+@pytest.mark.parametrize("name,config", CONFIGS, ids=lambda x: str(x))
+def test_layout_follows_from_the_declaration(name, config):
+    game = _game(name, config)
+    spec = game.observation_spec
+    assert game.observation_layout == spec.layout
+    assert game.observation_shape == (spec.size,)
+    stop = 0
+    for block in spec.blocks.values():
+        assert block.start == stop and block.size > 0 and block.low <= block.high
+        stop = block.stop
+    assert stop == spec.size
+    assert spec.low.shape == spec.high.shape == (spec.size,)
+    # observations respect the declared per-element bounds
+    state, _ = _random_state(game, 3, 40)
+    for p in range(game.num_players):
+        obs = state.observe(p)
+        assert obs.dtype == np.float32 and obs.shape == (spec.size,)
+        assert np.all(obs >= spec.low) and np.all(obs <= spec.high)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_structured_view_shares_the_flat_vector(name):
+    game = make_game(name)
+    state, _ = _random_state(game, 5, 25)
+    flat = state.observe(0)
+    views = game.observation_spec.views(flat)
+    covered = 0
+    for arr in views.values():
+        assert np.shares_memory(arr, flat)
+        covered += arr.size
+    assert covered == flat.size
+    for bname, block in game.observation_spec.blocks.items():
+        if bname in views:
+            assert views[bname].shape == block.shape
+            assert np.array_equal(views[bname].reshape(-1), flat[block.slice])
+
+
+def test_kerala_platforms_stack_in_seat_order():
+    game = make_game("kerala", 3)
+    state, _ = _random_state(game, 2, 30)
+    flat = state.observe(1)
+    views = game.observation_spec.views(flat)
+    lay = game.observation_layout
+    assert views["platforms"].shape == (3, 21, game.side, game.side)
+    assert views["players"].shape == (3, 9)
+    for i in range(3):
+        assert np.array_equal(views["platforms"][i].reshape(-1), flat[lay[f"platform_{i}"]])
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_dict_observation_format(name):
+    env = meeplezoo.make(name, obs_format="dict")
+    env.reset(seed=4)
+    obs, *_ = env.last()
+    space = env.observation_space(env.agent_selection)
+    assert space.contains(obs)
+    assert "action_mask" in obs and "observation" not in obs
+    flat_env = meeplezoo.make(name)
+    flat_env.reset(seed=4)
+    flat, *_ = flat_env.last()
+    spec = env.unwrapped.game.observation_spec
+    for key, (_shape, _lo, _hi, sl) in spec.structure().items():
+        assert np.array_equal(obs[key].reshape(-1), flat["observation"][sl])
+    assert np.array_equal(obs["action_mask"], flat["action_mask"])
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_dict_observation_api(name):
+    api_test(meeplezoo.make(name, obs_format="dict"), num_cycles=30)
+
+
+def test_bad_obs_format():
+    with pytest.raises(ValueError, match="obs_format"):
+        meeplezoo.make("kerala", obs_format="planes")
+
+
+def test_observation_docs_up_to_date():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("observation_docs", ROOT / "scripts" / "observation_docs.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert (ROOT / "docs" / "observations.md").read_text() == mod.render(), (
+        "docs/observations.md is stale: run python scripts/observation_docs.py")
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_rules_module_imports_no_observation_or_renderer(name):
+    tree = ast.parse((ROOT / "envs" / name / "state.py").read_text())
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            imported.add(node.module or "")
+            imported.update(a.name for a in node.names)
+        elif isinstance(node, ast.Import):
+            imported.update(a.name for a in node.names)
+    assert not {m for m in imported if m.split(".")[-1] in ("observation", "render")} - {"core.observation"}
+    assert "encode" not in imported and "render_text" not in imported
+
+
+@pytest.mark.parametrize("name,config", CONFIGS, ids=lambda x: str(x))
+def test_observer_never_serves_a_stale_cache(name, config):
+    """One observer shown a state, its clone and a determinization in turn, each moving on its own,
+    and a loaded copy, gives what a fresh observer gives."""
+    game = _game(name, config)
+    state, rng = _random_state(game, 11, 15)
+    observer = game.make_observer()
+    states = [state, state.clone(), state.determinize(0, 5), type(state).from_json(state.to_json())]
+    n = game.num_players
+    for step in range(40):
+        for k, s in enumerate(states):
+            for p in ((step + k) % n, (step + k + 1) % n):
+                got = observer.observe(s, p)
+                want = game.make_observer().observe(s, p)
+                assert np.array_equal(got, want), (step, k, p)
+                assert np.array_equal(s.observe(p), want)
+        k = step % len(states)
+        s = states[k]
+        if not s.is_terminal():
+            legal = s.legal_actions()
+            s.apply(legal[int(rng.integers(len(legal)))])
+        if step % 7 == 3:
+            states.append(states[k].clone())
+
+
+def test_default_observer_is_not_pickled():
+    game = make_game("kerala")
+    game.new_state(1).observe(0)
+    assert game._observer is not None
+    copy = pickle.loads(pickle.dumps(game))
+    assert copy._observer is None and copy == game
+    assert np.array_equal(copy.new_state(1).observe(0), game.new_state(1).observe(0))
+
+
+def test_changes_tokens():
+    a = Changes()
+    b = a.copy()
+    assert a.token("x") is b.token("x")
+    a.log("cells", (1,))
+    a.log("cells", (2, 3))
+    assert a.token("cells") is not b.token("cells")
+    assert details_since(a.token("cells"), b.token("cells"), 8) == [(2, 3), (1,)]
+    assert details_since(a.token("cells"), b.token("cells"), 1) is None
+    b.log("cells", (4,))
+    assert details_since(a.token("cells"), b.token("cells"), 8) is None  # another line of play
+    assert Changes().token("x") is not a.token("x")  # unrelated states never share a token
+
+
+def test_spec_rejects_bad_declarations():
+    spec = ObservationSpec()
+    spec.add("a", (2, 3))
+    spec.add("b", 4)
+    with pytest.raises(ValueError, match="duplicate"):
+        spec.add("a", 1)
+    with pytest.raises(ValueError, match="adjacent"):
+        spec.stack("ab", ["a", "b"])
+    assert spec.layout == {"a": slice(0, 6), "b": slice(6, 10)}
+    assert "| `a` | 2 x 3 | 0:6 | [0, 1] |" in spec.markdown()
