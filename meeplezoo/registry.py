@@ -43,7 +43,11 @@ def discover() -> dict[str, GameInfo]:
     for mod in pkgutil.iter_modules(envs_pkg.__path__):
         if mod.ispkg or not _ENTRY_MODULE.fullmatch(mod.name):
             continue
-        module = importlib.import_module(f"{envs_pkg.__name__}.{mod.name}")
+        try:
+            module = importlib.import_module(f"{envs_pkg.__name__}.{mod.name}")
+        except ImportError as e:  # a game whose dependencies are missing: the others stay usable
+            warnings.warn(f"meeplezoo: game module {mod.name!r} skipped: {e}", stacklevel=2)
+            continue
         if hasattr(module, "GAME_INFO"):
             info = _info_of(module, module.__name__)
             found.setdefault(info.name, info)

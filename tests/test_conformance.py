@@ -143,3 +143,19 @@ def test_template_observation_layout_and_hidden_hands():
     t.hands[1], t.hands[2] = t.hands[2], t.hands[1]
     assert np.array_equal(t.observe(0), o)
     assert "hand 2 cards" in s.observation_string(0) and str(sorted(s.hands[0])) in s.observation_string(0)
+
+
+def test_a_game_module_that_fails_to_import_is_skipped_with_a_warning(monkeypatch):
+    import importlib
+
+    real = importlib.import_module
+
+    def fake(name, *a, **kw):
+        if name == "meeplezoo.envs.hawaii_v0":
+            raise ImportError("no module named 'something_hawaii_needs'")
+        return real(name, *a, **kw)
+
+    monkeypatch.setattr(importlib, "import_module", fake)
+    with pytest.warns(UserWarning, match="hawaii_v0"):
+        found = discover()
+    assert "hawaii" not in found and "kerala" in found
