@@ -12,15 +12,12 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+from meeplezoo.registry import GAMES
+
 from .base import Agent, RandomAgent
 
-# game id -> "module:Class" of its heuristic agent
-HEURISTICS: dict[str, str] = {
-    "kerala": "meeplezoo.agents.heuristics.kerala:KeralaHeuristic",
-    "haus_der_sonne": "meeplezoo.agents.heuristics.haus_der_sonne:HausDerSonneHeuristic",
-    "hawaii": "meeplezoo.agents.heuristics.hawaii:HawaiiHeuristic",
-    "asara": "meeplezoo.agents.heuristics.asara:AsaraHeuristic",
-}
+# game id -> "module:Class" of its heuristic agent, from each game's GameInfo
+HEURISTICS: dict[str, str] = {name: info.heuristic for name, info in GAMES.items() if info.heuristic}
 
 _FACTORIES: dict[str, Callable[..., Agent]] = {}
 

@@ -1,8 +1,12 @@
 """Asara as a PettingZoo AEC environment: `env(**kwargs)`, `raw_env`."""
 from meeplezoo.envs.asara.state import AsaraGame
 from meeplezoo.envs.core.aec import MeeplezooAECEnv, classic_env, env_metadata
+from meeplezoo.envs.core.info import GameInfo
 
 Game = AsaraGame
+GAME_INFO = GameInfo.of(
+    AsaraGame, __name__, pettingzoo_id="meeplezoo/Asara-v0", order=3,
+    heuristic="meeplezoo.agents.heuristics.asara:AsaraHeuristic")
 
 
 class raw_env(MeeplezooAECEnv):

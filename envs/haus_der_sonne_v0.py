@@ -1,8 +1,12 @@
 """Haus der Sonne as a PettingZoo AEC environment: `env(**kwargs)`, `raw_env`."""
 from meeplezoo.envs.core.aec import MeeplezooAECEnv, classic_env, env_metadata
+from meeplezoo.envs.core.info import GameInfo
 from meeplezoo.envs.haus_der_sonne.state import HausDerSonneGame
 
 Game = HausDerSonneGame
+GAME_INFO = GameInfo.of(
+    HausDerSonneGame, __name__, pettingzoo_id="meeplezoo/HausDerSonne-v0", order=1,
+    heuristic="meeplezoo.agents.heuristics.haus_der_sonne:HausDerSonneHeuristic")
 
 
 class raw_env(MeeplezooAECEnv):

@@ -1,8 +1,12 @@
 """Hawaii as a PettingZoo AEC environment: `env(**kwargs)`, `raw_env`."""
 from meeplezoo.envs.core.aec import MeeplezooAECEnv, classic_env, env_metadata
+from meeplezoo.envs.core.info import GameInfo
 from meeplezoo.envs.hawaii.state import HawaiiGame
 
 Game = HawaiiGame
+GAME_INFO = GameInfo.of(
+    HawaiiGame, __name__, pettingzoo_id="meeplezoo/Hawaii-v0", order=2,
+    heuristic="meeplezoo.agents.heuristics.hawaii:HawaiiHeuristic")
 
 
 class raw_env(MeeplezooAECEnv):

@@ -1,8 +1,12 @@
 """Kerala as a PettingZoo AEC environment: `env(**kwargs)`, `raw_env`."""
 from meeplezoo.envs.core.aec import MeeplezooAECEnv, classic_env, env_metadata
+from meeplezoo.envs.core.info import GameInfo
 from meeplezoo.envs.kerala.state import KeralaGame
 
 Game = KeralaGame
+GAME_INFO = GameInfo.of(
+    KeralaGame, __name__, pettingzoo_id="meeplezoo/Kerala-v0", order=0,
+    heuristic="meeplezoo.agents.heuristics.kerala:KeralaHeuristic")
 
 
 class raw_env(MeeplezooAECEnv):

@@ -88,14 +88,19 @@ def clone_micros(game: Any, samples: int = 2000, seed: int = 0,
 
 
 def configurations(games: Sequence[str] | None = None) -> list[tuple[str, dict[str, Any]]]:
-    """Game configurations to measure: each game at its smallest and largest player count."""
-    from meeplezoo.registry import game_class, list_envs
+    """Game configurations to measure: a game's ``GameInfo.bench_configs``, by default each game at its
+    smallest and largest player count, plus its ``bench_variants`` at the smallest."""
+    from meeplezoo.registry import game_class, game_info, list_envs
 
     out = []
     for name in games or list_envs():
         try:
             cls = game_class(name)
         except ImportError:
+            continue
+        configs = game_info(name).bench_configs
+        if configs is not None:
+            out.extend((name, {"num_players": cls.default_players, **c}) for c in configs)
             continue
         counts = sorted({cls.min_players, cls.max_players})
         for n in counts:

@@ -179,8 +179,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     from meeplezoo.registry import game_class, list_envs
 
     names = list_envs()
-    if args.game is not None:
-        if args.game not in names:
+    if args.game is not None:  # example games (the template) are listed when asked for by name
+        if args.game not in list_envs(include_examples=True):
             raise ValueError(f"unknown game {args.game!r}; available: {', '.join(names)}")
         names = [args.game]
     for name in names:

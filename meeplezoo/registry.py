@@ -12,21 +12,70 @@ Gymnasium's registry under the same display ids:
 from __future__ import annotations
 
 import importlib
+import pkgutil
+import re
+import warnings
+from importlib import metadata
 from types import ModuleType
 from typing import Any
 
-# id -> (entry module, PettingZoo registry id)
-ENVS: dict[str, tuple[str, str]] = {
-    "kerala": ("meeplezoo.envs.kerala_v0", "meeplezoo/Kerala-v0"),
-    "haus_der_sonne": ("meeplezoo.envs.haus_der_sonne_v0", "meeplezoo/HausDerSonne-v0"),
-    "hawaii": ("meeplezoo.envs.hawaii_v0", "meeplezoo/Hawaii-v0"),
-    "asara": ("meeplezoo.envs.asara_v0", "meeplezoo/Asara-v0"),
-}
+from meeplezoo.envs.core.info import GameInfo
+
+#: the entry-point group through which other distributions add games: ``name = "pkg.module:GAME_INFO"``
+#: (a GameInfo, or a module that has ``GAME_INFO``)
+ENTRY_POINT_GROUP = "meeplezoo.games"
+_ENTRY_MODULE = re.compile(r"[a-z][a-z0-9_]*_v\d+")
 
 
-def list_envs() -> list[str]:
-    """Ids of all registered games."""
-    return list(ENVS)
+def _info_of(obj: Any, where: str) -> GameInfo:
+    info = getattr(obj, "GAME_INFO", obj)
+    if not isinstance(info, GameInfo):
+        raise TypeError(f"{where} is not a GameInfo (nor a module with GAME_INFO)")
+    return info
+
+
+def discover() -> dict[str, GameInfo]:
+    """Every game's :class:`GameInfo`: the entry modules ``meeplezoo.envs.<id>_v<N>`` that declare
+    ``GAME_INFO``, then the ``meeplezoo.games`` entry points, sorted by ``(order, name)``."""
+    import meeplezoo.envs as envs_pkg
+
+    found: dict[str, GameInfo] = {}
+    for mod in pkgutil.iter_modules(envs_pkg.__path__):
+        if mod.ispkg or not _ENTRY_MODULE.fullmatch(mod.name):
+            continue
+        try:
+            module = importlib.import_module(f"{envs_pkg.__name__}.{mod.name}")
+        except ImportError as e:  # a game whose dependencies are missing: the others stay usable
+            warnings.warn(f"meeplezoo: game module {mod.name!r} skipped: {e}", stacklevel=2)
+            continue
+        if hasattr(module, "GAME_INFO"):
+            info = _info_of(module, module.__name__)
+            found.setdefault(info.name, info)
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            info = _info_of(ep.load(), f"entry point {ep.name!r} ({ep.value})")
+        except Exception as e:  # noqa: BLE001 - a broken third-party game must not break import
+            warnings.warn(f"meeplezoo: game entry point {ep.name!r} skipped: {e}", stacklevel=2)
+            continue
+        found.setdefault(info.name, info)
+    return dict(sorted(found.items(), key=lambda kv: (kv[1].order, kv[0])))
+
+
+#: id -> GameInfo of every registered game, examples included
+GAMES: dict[str, GameInfo] = discover()
+
+#: id -> (entry module, PettingZoo registry id)
+ENVS: dict[str, tuple[str, str]] = {name: (info.entry_module, info.pettingzoo_id) for name, info in GAMES.items()}
+
+
+def game_info(name: str) -> GameInfo:
+    """The metadata entry of a game."""
+    return GAMES[_check(name)]
+
+
+def list_envs(include_examples: bool = False) -> list[str]:
+    """Ids of the registered games; example and template games only with ``include_examples``."""
+    return [name for name, info in GAMES.items() if include_examples or not info.example]
 
 
 def _check(name: str) -> str:
@@ -86,7 +135,7 @@ def register_gymnasium() -> None:
         import gymnasium
     except ImportError:  # pragma: no cover - gymnasium is a dependency
         return
-    for name, (_, gym_id) in ENVS.items():
-        if gym_id not in gymnasium.registry:
-            gymnasium.register(gym_id, entry_point="meeplezoo.envs.core.gym:SingleAgentEnv", kwargs={"game": name},
-                               disable_env_checker=False)
+    for name, info in GAMES.items():
+        if info.gymnasium_id not in gymnasium.registry:
+            gymnasium.register(info.gymnasium_id, entry_point="meeplezoo.envs.core.gym:SingleAgentEnv",
+                               kwargs={"game": name}, disable_env_checker=False)

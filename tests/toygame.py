@@ -1,5 +1,9 @@
 """A tiny hidden-information card game used to test the game-independent machinery.
 
+The packaged template game (meeplezoo.envs.template) plays the same rules; this copy stays the
+tests' fixture: its name, messages and trajectories are fixed by many tests, and its determinize
+shuffles the unseen cards in their true order, a leak that check_game's tests expect it to find.
+
 Cards 1..9, two copies each, shuffled; each player holds two cards.  A turn is
 two decisions of the same player: play a card from hand (actions 0..8 = value
 1..9), then either bank it (action 9: add to own score) or attack with it

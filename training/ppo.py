@@ -52,7 +52,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
 
-import meeplezoo
+from meeplezoo._version import __version__
 from meeplezoo.agents import make as make_agent
 from meeplezoo.agents.base import Agent
 from meeplezoo.agents.ppo import PPOAgent, save_checkpoint
@@ -169,7 +169,7 @@ def checkpoint_metadata(game: Game, steps: int, net_arch: Sequence[int], activat
         "num_actions": game.num_actions, "training_steps": int(steps), "algorithm": "MaskablePPO",
         "net_arch": {"features": list(net_arch[:1]), "pi": list(net_arch[1:]), "vf": list(net_arch[1:])},
         "activation": activation,
-        "meeplezoo_version": meeplezoo.__version__, **extra,
+        "meeplezoo_version": __version__, **extra,
     }
 
 

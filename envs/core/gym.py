@@ -8,11 +8,15 @@ and ``info["action_mask"]``) and its own terminal return.
 Opponents are either a sequence of agents (or agent spec strings), reused
 every episode, or a pool object with ``sample(k, rng) -> list[Agent]`` called
 at each reset (self-play pools use this).
+
+Names (a game id for ``game``, spec strings among the opponents) are resolved
+by ``agent_factory`` or by the resolvers that ``import meeplezoo`` installs
+(:mod:`.resolve`); this module imports nothing above ``envs.core``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 import gymnasium
@@ -20,6 +24,7 @@ import numpy as np
 from gymnasium import spaces
 
 from .game import REWARD_MODES, Game, IllegalActionError, State, check_action  # noqa: F401 (re-exported)
+from .resolve import resolve_agent, resolve_game
 from .rng import check_seed
 
 
@@ -32,18 +37,20 @@ def _build_game(game: str | Game, num_players: int | None, rule_options: dict[st
         if num_players is not None and num_players != game.num_players or rule_options:
             raise ValueError("pass either a Game object or a game name with num_players/rule options, not both")
         return game
-    from meeplezoo.registry import make_game
-
-    return make_game(game, num_players, **rule_options)
+    return resolve_game(game, num_players, **rule_options)
 
 
 class SingleAgentEnv(gymnasium.Env):
     """Gymnasium env: the learner plays ``learner_seat``; opponents play the rest.
 
     Args:
-        game: registry id (``"kerala"``) or a :class:`Game`.
+        game: a :class:`Game`, or a registry id (``"kerala"``) resolved by the
+            installed game resolver.
         opponents: agents or agent specs for the other seats (cycled to fill
             them), or an :class:`OpponentSampler`.  Default: random agents.
+        agent_factory: ``(spec, game_name, *, num_players, seed) -> agent`` for
+            the spec strings among ``opponents``; default the installed one
+            (``meeplezoo.agents.make``).
         num_players: player count when ``game`` is an id.
         learner_seat: fixed seat, or ``None`` to draw one per episode.
         reward_mode: ``"win"``, ``"rank"`` or ``"score"``.
@@ -70,6 +77,7 @@ class SingleAgentEnv(gymnasium.Env):
         illegal_reward: float = -1.0,
         seed: int | None = None,
         render_mode: str | None = None,
+        agent_factory: Callable[..., Any] | None = None,
         **rule_options: Any,
     ) -> None:
         super().__init__()
@@ -96,8 +104,7 @@ class SingleAgentEnv(gymnasium.Env):
             self._sampler: OpponentSampler | None = opponents  # type: ignore[assignment]
             self._fixed: list[Any] = []
         else:
-            from meeplezoo.agents import make as make_agent
-
+            make_agent = agent_factory or resolve_agent
             self._sampler = None
             built = [
                 make_agent(o, self.game.name, num_players=n, seed=int(self._rng.integers(2**31)))
@@ -182,12 +189,13 @@ class SingleAgentEnv(gymnasium.Env):
 
     # -- internals -----------------------------------------------------------------
     def _play_opponents(self) -> None:
-        from meeplezoo.agents.base import act_on_state
-
+        # the agent protocol's engine-level call (``meeplezoo.agents.act_on_state``), written out here
         state = self.state
         while not state.is_terminal() and state.current_player != self.learner_seat:
-            agent = self.seat_agents[state.current_player]
-            state.apply(act_on_state(agent, state))
+            p = state.current_player
+            agent = self.seat_agents[p]
+            obs = state.observe(p) if agent.uses_observation else None
+            state.apply(int(agent.act(obs, state.legal_mask(), state=state if agent.uses_state else None)))
 
     def _obs(self) -> np.ndarray:
         return self.observer.observe(self.state, self.learner_seat)

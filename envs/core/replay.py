@@ -24,12 +24,13 @@ import html
 import io
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
 from .game import Game, State
+from .resolve import resolve_game
 
 __all__ = [
     "ReplayMismatchError",
@@ -77,19 +78,22 @@ def check_replay_document(doc: Any) -> tuple[str, dict[str, Any], int, list[int]
     return name, dict(config), seed, list(actions)
 
 
-def states_from_replay(doc: dict[str, Any], game: Game | None = None) -> tuple[Game, list[State]]:
+def states_from_replay(doc: dict[str, Any], game: Game | None = None, *,
+                       resolve: Callable[..., Game] | None = None) -> tuple[Game, list[State]]:
     """Re-create every position of a replay document: ``(game, [state_0, ..., state_T])``.
 
     ``doc`` has ``game``, ``config``, ``seed`` and ``actions`` (what
     ``MatchResult.replay()`` returns and ``meeplezoo play --replay`` writes).
     A malformed document raises ValueError naming the field; actions that
     are not a game of the configuration and seed (an edited replay) raise
-    :class:`ReplayMismatchError` naming the step and action.
+    :class:`ReplayMismatchError` naming the step and action.  Without ``game``
+    the document's ``game`` and ``config`` are built by ``resolve(name,
+    num_players, **options)``, by default the resolver ``import meeplezoo``
+    installs (:func:`.resolve.resolve_game`).
     """
     name, config, seed, actions = check_replay_document(doc)
     if game is None:
-        from meeplezoo.registry import make_game
-
+        make_game = resolve or resolve_game
         n = config.pop("num_players", None)
         try:
             game = make_game(name, n, **config)

@@ -1,0 +1,176 @@
+"""The rules engine of the template game: the Game (static facts) and the State (the position).
+
+Rules.  A deck of cards 1..9, two copies each, is shuffled; each player is dealt
+``hand_size`` cards.  On a turn a player plays a card from hand, then either
+banks it (adds its value to their own score) or attacks with it (subtracts its
+value from the score of the leading other player, the earlier seat on a tie),
+then draws a card if the deck is not empty.  Turns pass to the next player with
+cards in hand; the game ends when every hand is empty.  Highest score wins.
+
+Hidden information: the other players' hands and the deck order.  Chance: the
+shuffle at the start (draws take the deck's top card, so the deck order, drawn
+by the state's own generator at setup, is the only chance).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core.game import CorruptStateError, Game, Option, State
+from ..core.rng import Rng, as_rng
+from . import actions as A
+from . import components as C
+from .observation import build_layout, encode
+from .render import observation_string, render_text
+
+
+class TemplateGame(Game):
+    name = "template"
+    env_name = "template_v0"
+    pretty_name = "Template"
+    min_players = C.MIN_PLAYERS
+    max_players = C.MAX_PLAYERS
+    default_players = C.DEFAULT_PLAYERS
+    options_spec = (Option("hand_size", C.DEFAULT_HAND_SIZE, "cards dealt to each player", type=int,
+                           bounds=C.HAND_SIZE_BOUNDS),)
+    score_scale = C.SCORE_SCALE
+    hidden_information = True
+
+    def _setup(self) -> None:
+        self.num_actions = A.NUM_ACTIONS
+        self.observation_layout = build_layout(self.num_players)
+
+    def new_state(self, seed: int | None = None) -> TemplateState:
+        rng = Rng(seed)
+        deck = list(C.DECK)
+        rng.shuffle(deck)
+        hands = [[deck.pop() for _ in range(self.options["hand_size"])] for _ in range(self.num_players)]
+        return self.state_class(self, deck, hands, [0] * self.num_players, 0, 0, rng)
+
+
+class TemplateState(State):
+    def __init__(self, game: TemplateGame, deck: list[int], hands: list[list[int]], score: list[int],
+                 player: int, pending: int, rng: Rng) -> None:
+        self.game = game
+        self.deck = deck  # the top card is the last
+        self.hands = hands
+        self.score = score
+        self.current_player = player  # -1 once the game is over
+        self.pending = pending  # the card played, awaiting bank or attack (0: none)
+        self.rng = rng
+
+    # -- rules ---------------------------------------------------------------
+    def legal_mask(self) -> np.ndarray:
+        m = np.zeros(A.NUM_ACTIONS, dtype=bool)
+        if self.current_player < 0:
+            return m
+        if self.pending:
+            m[A.BANK] = m[A.ATTACK] = True
+        else:
+            for c in self.hands[self.current_player]:
+                m[A.play_action(c)] = True
+        return m
+
+    def _apply(self, action: int) -> None:
+        p = self.current_player
+        if not self.pending:
+            self.hands[p].remove(A.card_of(action))
+            self.pending = A.card_of(action)
+            return
+        if action == A.BANK:
+            self.score[p] += self.pending
+        else:
+            self.score[self.attack_target(p)] -= self.pending
+        self.pending = 0
+        if self.deck:
+            self.hands[p].append(self.deck.pop())
+        self.pass_turn(p)
+
+    def attack_target(self, player: int) -> int:
+        """The leading other player (the earlier seat on a tie)."""
+        n = self.game.num_players
+        return max((q for q in range(n) if q != player), key=lambda q: (self.score[q], -q))
+
+    def pass_turn(self, player: int) -> None:
+        n = self.game.num_players
+        for k in range(1, n + 1):
+            q = (player + k) % n
+            if self.hands[q]:
+                self.current_player = q
+                return
+        self.current_player = -1
+
+    def is_terminal(self) -> bool:
+        return self.current_player < 0
+
+    def scores(self) -> list[float]:
+        return [float(s) for s in self.score]
+
+    def check_invariants(self) -> list[str]:
+        """Broken invariants (empty when sound): every card is in the deck, a hand or played, exactly once."""
+        cards = sorted(self.deck + [c for h in self.hands for c in h] + ([self.pending] if self.pending else []))
+        errors = []
+        if any(cards.count(v) > C.COPIES for v in C.CARD_VALUES) or any(c not in C.CARD_VALUES for c in cards):
+            errors.append(f"cards not a sub-multiset of the deck: {cards}")
+        if any(len(h) > self.game.options["hand_size"] for h in self.hands):
+            errors.append("a hand holds more cards than were dealt")
+        return errors
+
+    # -- information -----------------------------------------------------------
+    def observe(self, player: int) -> np.ndarray:
+        return encode(self, player)
+
+    def determinize(self, player: int, rng: Any = None) -> TemplateState:
+        """Deal the cards ``player`` cannot see (other hands and the deck) anew, and re-seed chance."""
+        r = as_rng(rng)
+        s = self.clone()
+        pool = list(s.deck)
+        for q in range(self.game.num_players):
+            if q != player:
+                pool += s.hands[q]
+        pool.sort()  # what is resampled depends only on what the player may know, not on the true order
+        r.shuffle(pool)
+        for q in range(self.game.num_players):
+            if q != player:
+                s.hands[q] = [pool.pop() for _ in range(len(s.hands[q]))]
+        s.deck = pool
+        s.rng = Rng(r.next64())
+        return s
+
+    # -- copies and persistence ------------------------------------------------
+    def clone(self) -> TemplateState:
+        return TemplateState(self.game, self.deck[:], [h[:] for h in self.hands], self.score[:],
+                             self.current_player, self.pending, self.rng.clone())
+
+    def _to_dict(self) -> dict[str, Any]:
+        return {"deck": self.deck, "hands": self.hands, "score": self.score, "player": self.current_player,
+                "pending": self.pending, "rng": self.rng.s}
+
+    @classmethod
+    def _from_dict(cls, game: Game, d: dict[str, Any]) -> TemplateState:
+        state = cls(game, [int(c) for c in d["deck"]], [[int(c) for c in h] for h in d["hands"]],
+                    [int(x) for x in d["score"]], int(d["player"]), int(d["pending"]), Rng(int(d["rng"])))
+        if len(state.hands) != game.num_players or len(state.score) != game.num_players:
+            raise CorruptStateError("template: one hand and one score per player expected")
+        if not -1 <= state.current_player < game.num_players:
+            raise CorruptStateError(f"template: bad player {state.current_player}")
+        errors = state.check_invariants()
+        if errors:
+            raise CorruptStateError(f"template: {'; '.join(errors)}")
+        return state
+
+    # -- display -------------------------------------------------------------
+    def action_name(self, action: int) -> str:
+        return A.action_name(action)
+
+    def render_text(self) -> str:
+        return render_text(self)
+
+    def observation_string(self, player: int) -> str:
+        return observation_string(self, player)
+
+
+TemplateGame.state_class = TemplateState
+TemplateState._game_class = TemplateGame
