@@ -28,7 +28,7 @@ Single-observer ISMCTS (Cowling, Powley & Whitehouse, 2012) for 2-5 players:
   apart by virtual losses) go to the evaluator in one call.  Without a prior
   the search is plain UCT as before.
 
-``make("mcts", game=...)`` is the tuned setting of the game (:data:`TUNED`).
+``make("mcts", game=...)`` is the tuned setting of the game (its ``GameInfo.search_defaults``, :data:`TUNED`).
 
 The hot path is ``clone``/``determinize`` plus ``legal_actions`` and
 ``_apply`` (called directly on the copies: their actions come from their own
@@ -43,13 +43,16 @@ from __future__ import annotations
 import math
 import time as _time
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
 from meeplezoo.envs.core.game import REWARD_MODES, compute_returns
 from meeplezoo.envs.core.rng import Rng
+from meeplezoo.registry import GAMES
 
 from .base import Agent
 
@@ -59,18 +62,13 @@ MAX_ROLLOUT_STEPS = 100_000
 REUSE_SEARCH_LIMIT = 512
 
 #: what the spec ``mcts`` means for each game (the registry fills these in; the class's own defaults are
-#: the plain search): found by ``benchmarks/search_sweep.py``, results in ``benchmarks/results/search_sweep.json``.
-#: Options given in the spec replace these one by one; a given ``sims`` or ``time`` replaces the whole
-#: budget; ``mcts:preset=plain`` is the class defaults.
-TUNED: dict[str, dict[str, Any]] = {
-    # 6 games each against the heuristic at 0.25 s per decision (a small sweep; see the README)
-    "kerala": dict(time=0.5, prior="heuristic", prior_temp=0.5, c=1.5, rollout_depth=0, widen=2.0),  # 0.92
-    "haus_der_sonne": dict(time=0.5, prior="heuristic", prior_temp=0.5, c=1.5, rollout="heuristic",
-                           rollout_epsilon=0.1, rollout_depth=20),  # 1.00 (random rollouts to the end: 1.00)
-    "hawaii": dict(time=0.5, rollout_depth=20),  # plain UCT 1.00, with the heuristic prior 0.83
-    "asara": dict(time=0.5, prior="heuristic", prior_temp=1.0, c=1.5, rollout="heuristic", rollout_epsilon=0.1,
-                  rollout_depth=30),  # 0.83 (heuristic rollouts to the end 0.83, random 0.67)
-}
+#: the plain search): each game's ``GAME_INFO.search_defaults`` (``envs/<game>_v0.py``), the one place they
+#: are set, found by ``benchmarks/search_sweep.py`` (6 games each against the heuristic at 0.25 s per
+#: decision, a small sweep; results in ``benchmarks/results/search_sweep.json``, the score of each setting
+#: beside it).  Options given in the spec replace these one by one; a given ``sims`` or ``time`` replaces the
+#: whole budget; ``mcts:preset=plain`` is the class defaults.  A read-only view, kept for existing readers.
+TUNED: Mapping[str, Mapping[str, Any]] = MappingProxyType(
+    {name: MappingProxyType(dict(info.search_defaults)) for name, info in GAMES.items() if info.search_defaults})
 
 
 @dataclass

@@ -85,8 +85,9 @@ def _mcts(*args: str, game: str | None = None, num_players: int | None = None, s
     preset = options.pop("preset", "tuned")
     if preset not in ("tuned", "plain"):
         raise ValueError(f"mcts: preset must be tuned or plain, got {preset!r}")
-    if preset == "tuned" and game in mod.TUNED:
-        tuned = dict(mod.TUNED[game])
+    info = GAMES.get(game) if isinstance(game, str) else None
+    if preset == "tuned" and info is not None and info.search_defaults:
+        tuned = dict(info.search_defaults)
         if args or "sims" in options or "time" in options:  # a budget given is the whole budget
             tuned.pop("sims", None)
             tuned.pop("time", None)

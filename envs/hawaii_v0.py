@@ -6,7 +6,10 @@ from meeplezoo.envs.hawaii.state import HawaiiGame
 Game = HawaiiGame
 GAME_INFO = GameInfo.of(
     HawaiiGame, __name__, pettingzoo_id="meeplezoo/Hawaii-v0", order=2,
-    heuristic="meeplezoo.agents.heuristics.hawaii:HawaiiHeuristic")
+    heuristic="meeplezoo.agents.heuristics.hawaii:HawaiiHeuristic",
+    # the spec "mcts" for this game, found by benchmarks/search_sweep.py (see agents/mcts.py): plain UCT 1.00,
+    # with the heuristic prior 0.83
+    search_defaults=dict(time=0.5, rollout_depth=20))
 
 
 class raw_env(MeeplezooAECEnv):

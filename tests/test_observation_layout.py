@@ -5,6 +5,7 @@ stale one; the rules modules import neither the observation nor the renderer."""
 from __future__ import annotations
 
 import ast
+import inspect
 import pickle
 from pathlib import Path
 
@@ -15,10 +16,11 @@ from pettingzoo.test import api_test
 
 import meeplezoo
 from meeplezoo.envs.core.observation import Changes, ObservationSpec, details_since
-from meeplezoo.registry import make_game
+from meeplezoo.registry import GAMES as DISCOVERED
+from meeplezoo.registry import game_class, make_game
 
 ROOT = Path(__file__).resolve().parent.parent
-GAMES = ("haus_der_sonne", "kerala", "hawaii", "asara")
+GAMES = tuple(DISCOVERED)  # every discovered game, the template included
 
 
 def _game(name, config):
@@ -125,16 +127,21 @@ def test_observation_docs_up_to_date():
 
 @pytest.mark.parametrize("name", GAMES)
 def test_rules_module_imports_no_observation_or_renderer(name):
-    tree = ast.parse((ROOT / "envs" / name / "state.py").read_text())
-    imported = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
-            imported.add(node.module or "")
-            imported.update(a.name for a in node.names)
-        elif isinstance(node, ast.Import):
-            imported.update(a.name for a in node.names)
-    assert not {m for m in imported if m.split(".")[-1] in ("observation", "render")} - {"core.observation"}
-    assert "encode" not in imported and "render_text" not in imported
+    """Every discovered game (the template and installed ones included) points to its observer and
+    renderer by name, and the modules of its Game and State import neither."""
+    game_cls = game_class(name)
+    assert game_cls.observer_ref and game_cls.renderer_ref
+    for cls in (game_cls, game_cls.state_class):
+        tree = ast.parse(Path(inspect.getsourcefile(cls)).read_text())
+        imported = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                imported.add(node.module or "")
+                imported.update(a.name for a in node.names)
+            elif isinstance(node, ast.Import):
+                imported.update(a.name for a in node.names)
+        assert not {m for m in imported if m.split(".")[-1] in ("observation", "render")} - {"core.observation"}, cls
+        assert "encode" not in imported and "render_text" not in imported, cls
 
 
 @pytest.mark.parametrize("name,config", CONFIGS, ids=lambda x: str(x))

@@ -235,3 +235,35 @@ def test_tuned_search_finds_the_winning_move_in_an_endgame(name):
 
 def test_known_games_have_a_tuned_setting():
     assert set(TUNED) == set(meeplezoo.list_envs())
+
+
+# the settings as agents/mcts.py held them before each game's GameInfo.search_defaults became their one source
+SETTINGS_BEFORE = {
+    "kerala": dict(time=0.5, prior="heuristic", prior_temp=0.5, c=1.5, rollout_depth=0, widen=2.0),
+    "haus_der_sonne": dict(time=0.5, prior="heuristic", prior_temp=0.5, c=1.5, rollout="heuristic",
+                           rollout_epsilon=0.1, rollout_depth=20),
+    "hawaii": dict(time=0.5, rollout_depth=20),
+    "asara": dict(time=0.5, prior="heuristic", prior_temp=1.0, c=1.5, rollout="heuristic", rollout_epsilon=0.1,
+                  rollout_depth=30),
+}
+
+
+def _settings(agent):
+    """The agent's plain options (the registry also names the agent after its spec)."""
+    return {k: v for k, v in vars(agent).items()
+            if isinstance(v, (int, float, str, bool, type(None))) and k != "name"}
+
+
+@pytest.mark.parametrize("name", [*SETTINGS_BEFORE, "template"])
+def test_search_defaults_are_the_one_source_of_the_tuned_settings(name):
+    info = meeplezoo.game_info(name)
+    assert info.search_defaults == SETTINGS_BEFORE.get(name)
+    assert dict(TUNED.get(name, {})) == SETTINGS_BEFORE.get(name, {})
+    with pytest.raises(TypeError):
+        TUNED[name] = {}  # a view: set the settings in the game's GAME_INFO
+    # the spec "mcts" builds exactly the agent the settings give
+    want = MCTSAgent(game=name, seed=0, **SETTINGS_BEFORE.get(name, {}))
+    assert _settings(make_agent("mcts", name, seed=0)) == _settings(want)
+    given = {k: v for k, v in SETTINGS_BEFORE.get(name, {}).items() if k != "time"}
+    assert _settings(make_agent("mcts:sims=30", name, seed=0)) == _settings(
+        MCTSAgent(game=name, seed=0, **{**given, "sims": 30}))

@@ -196,14 +196,14 @@ class Game(ABC):
     # -- observation and rendering -----------------------------------------
     @classmethod
     def observer_class(cls) -> type[Observer] | None:
-        return _resolve(cls, cls.observer_ref) if cls.observer_ref else None
+        return _resolve(cls, "observer_ref") if cls.observer_ref else None
 
     @classmethod
     def renderer(cls) -> Any:
         """The game's rendering module (``renderer_ref``)."""
         if not cls.renderer_ref:
             raise NotImplementedError(f"{cls.__name__} has no renderer_ref")
-        return _resolve(cls, cls.renderer_ref)
+        return _resolve(cls, "renderer_ref")
 
     def make_observer(self) -> Observer:
         """A new observer of this configuration, with caches of its own (one per environment)."""
@@ -488,12 +488,15 @@ def scaled_count(x: float, cap: float) -> float:
 _RESOLVED: dict[tuple[type, str], Any] = {}
 
 
-def _resolve(cls: type, ref: str) -> Any:
-    """``".module:attr"`` (or ``".module"``) looked up in the package of ``cls``'s module."""
+def _resolve(cls: type, slot: str) -> Any:
+    """``cls.<slot>``, a ``".module:attr"`` (or ``".module"``), looked up in the package of the module
+    of the class that set it (so a subclass defined elsewhere, e.g. in a test, inherits it as is)."""
+    ref = getattr(cls, slot)
     key = (cls, ref)
     hit = _RESOLVED.get(key)
     if hit is None:
+        owner = next(c for c in cls.__mro__ if slot in c.__dict__)
         module, _, attr = ref.partition(":")
-        mod = importlib.import_module(module, cls.__module__.rpartition(".")[0])
+        mod = importlib.import_module(module, owner.__module__.rpartition(".")[0])
         hit = _RESOLVED[key] = getattr(mod, attr) if attr else mod
     return hit

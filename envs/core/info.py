@@ -30,7 +30,8 @@ class GameInfo:
         heuristic: ``"module:Class"`` of the game's heuristic agent, or None.
         bench_configs: game configurations (keyword arguments of the Game) that
             ``meeplezoo bench`` measures; None: the smallest and largest player count.
-        search_defaults: tuned options of the ``mcts`` agent for this game, or None.
+        search_defaults: tuned options of the ``mcts`` agent for this game (what the agent spec
+            ``mcts`` means for it; the only place they are set, ``agents.mcts.TUNED`` is a view), or None.
         example: an example or template game: registered and buildable by name,
             but left out of ``list_envs()``, benchmarks and leagues unless asked for.
         order: position in ``list_envs()`` (ties by name).

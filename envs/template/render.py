@@ -1,8 +1,13 @@
-"""Text views of the template game (the picture is the core's default: the text drawn on a canvas)."""
+"""The template game's renderer (``TemplateGame.renderer_ref``): the text views, and the picture as the
+text drawn on a canvas."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..core.render import text_to_rgb
 
 if TYPE_CHECKING:
     from .state import TemplateState
@@ -22,3 +27,7 @@ def observation_string(state: TemplateState, player: int) -> str:
         hand = sorted(state.hands[p]) if p == player else f"{len(state.hands[p])} cards"
         lines.append(f"player {p}: score {state.score[p]:3d}  hand {hand}")
     return "\n".join(lines)
+
+
+def render_rgb(state: TemplateState) -> np.ndarray:
+    return text_to_rgb(render_text(state))

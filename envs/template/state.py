@@ -22,8 +22,6 @@ from ..core.game import CorruptStateError, Game, Option, State
 from ..core.rng import Rng, as_rng
 from . import actions as A
 from . import components as C
-from .observation import build_layout, encode
-from .render import observation_string, render_text
 
 
 class TemplateGame(Game):
@@ -37,10 +35,12 @@ class TemplateGame(Game):
                            bounds=C.HAND_SIZE_BOUNDS),)
     score_scale = C.SCORE_SCALE
     hidden_information = True
+    # looked up when first needed, so this module imports neither
+    observer_ref = ".observation:TemplateObserver"
+    renderer_ref = ".render"
 
     def _setup(self) -> None:
         self.num_actions = A.NUM_ACTIONS
-        self.observation_layout = build_layout(self.num_players)
 
     def new_state(self, seed: int | None = None) -> TemplateState:
         rng = Rng(seed)
@@ -118,10 +118,7 @@ class TemplateState(State):
             errors.append("a hand holds more cards than were dealt")
         return errors
 
-    # -- information -----------------------------------------------------------
-    def observe(self, player: int) -> np.ndarray:
-        return encode(self, player)
-
+    # -- information (observe: the game's observer) ------------------------------
     def determinize(self, player: int, rng: Any = None) -> TemplateState:
         """Deal the cards ``player`` cannot see (other hands and the deck) anew, and re-seed chance."""
         r = as_rng(rng)
@@ -161,15 +158,9 @@ class TemplateState(State):
             raise CorruptStateError(f"template: {'; '.join(errors)}")
         return state
 
-    # -- display -------------------------------------------------------------
+    # -- display (render_text, observation_string, render_rgb: the game's renderer) --
     def action_name(self, action: int) -> str:
         return A.action_name(action)
-
-    def render_text(self) -> str:
-        return render_text(self)
-
-    def observation_string(self, player: int) -> str:
-        return observation_string(self, player)
 
 
 TemplateGame.state_class = TemplateState

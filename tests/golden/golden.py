@@ -43,6 +43,9 @@ CONFIGS: list[tuple[str, dict[str, Any]]] = [
     ("asara", {"num_players": 3, "version": "professional"}),
     ("asara", {"num_players": 4, "human_realistic_obs": True}),
     ("asara", {"num_players": 4, "version": "professional", "human_realistic_obs": True}),
+    ("template", {"num_players": 2}),
+    ("template", {"num_players": 3, "hand_size": 3}),
+    ("template", {"num_players": 4, "hand_size": 1}),
 ]
 SEEDS = (1, 2)
 
