@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import math
 import time as _time
+from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -770,7 +771,7 @@ def _normalised(prior: Any, acts: list[int]) -> dict[int, float]:
     return {a: x / total for a, x in zip(acts, w)}
 
 
-class Evaluator:
+class Evaluator(ABC):
     """What the search asks of a prior/value source (a policy-value network, a heuristic, ...).
 
     ``evaluate(states)`` takes a list of engine states (determinizations: all
@@ -785,8 +786,9 @@ class Evaluator:
 
     provides_values: bool = False
 
-    def evaluate(self, states: list[Any]) -> tuple[Any, Any]:  # pragma: no cover - interface
-        raise NotImplementedError
+    @abstractmethod
+    def evaluate(self, states: list[Any]) -> tuple[Any, Any]:
+        """``(priors, values)`` for ``states`` (see the class docstring)."""
 
 
 class HeuristicPrior(Evaluator):

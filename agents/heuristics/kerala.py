@@ -93,7 +93,6 @@ class KeralaHeuristic(Agent):
         return self._rotate(state, legal)
 
     def _pick(self, state: KeralaState, legal: np.ndarray) -> int:
-        g = state.game
         p = state.current_player
         stacks = state.stacks[p]
         standing = state.standing(p)
@@ -105,18 +104,7 @@ class KeralaHeuristic(Agent):
             if a >= PICK_IDS:
                 pass_action = a if pass_action is None else pass_action
                 continue
-            slot, e, d, o = a >> 5, (a >> 4) & 1, (a >> 2) & 3, a & 3
-            tile = state.offer[slot]
-            q = els[e] + g.delta[d]
-            key = (g.tile_type[tile], q, o, e)
-            v = cache.get(key)
-            if v is None:
-                trial = dict(stacks)
-                trial[q] = trial.get(q, ()) + (tile * 4 + o,)
-                moved = (q, els[1 - e])
-                v = self._value(state, p, trial, standing) + FREEDOM_WEIGHT * self._freedom(state, trial, moved)
-                v += COMPACT_WEIGHT * sum(1 for step in g.delta if q + step in stacks)
-                cache[key] = v
+            v = self._placement_value(state, p, stacks, standing, els, a, cache)
             v += 1e-6 * self.rng.random()  # break ties at random
             if v > best:
                 best, best_a = v, a
@@ -127,6 +115,24 @@ class KeralaHeuristic(Agent):
                 return pass_action
         return best_a
 
+    def _placement_value(self, state: KeralaState, p: int, stacks: dict, standing: int, els: list[int], a: int,
+                         cache: dict[tuple[int, int, int, int], float]) -> float:
+        """The value of pick-and-place action ``a`` (tiles of one type on one cell and rotation share it)."""
+        g = state.game
+        slot, e, d, o = a >> 5, (a >> 4) & 1, (a >> 2) & 3, a & 3
+        tile = state.offer[slot]
+        q = els[e] + g.delta[d]
+        key = (g.tile_type[tile], q, o, e)
+        v = cache.get(key)
+        if v is None:
+            trial = dict(stacks)
+            trial[q] = trial.get(q, ()) + (tile * 4 + o,)
+            moved = (q, els[1 - e])
+            v = self._value(state, p, trial, standing) + FREEDOM_WEIGHT * self._freedom(state, trial, moved)
+            v += COMPACT_WEIGHT * sum(1 for step in g.delta if q + step in stacks)
+            cache[key] = v
+        return v
+
     def action_scores(self, state: KeralaState, legal: list[int]) -> list[float] | None:
         """Pick phase: the value ``act`` gives each action in ``legal`` (a pass scores its value less the
         pass margin, since ``act`` passes only when it beats the best placement by that margin); None in
@@ -136,7 +142,6 @@ class KeralaHeuristic(Agent):
         """
         if state.phase != C.PHASE_PICK:
             return None
-        g = state.game
         p = state.current_player
         stacks = state.stacks[p]
         standing = state.standing(p)
@@ -151,18 +156,7 @@ class KeralaHeuristic(Agent):
                         state, stacks, tuple(els)) - self.pass_margin
                 out.append(v_pass)
                 continue
-            slot, e, d, o = a >> 5, (a >> 4) & 1, (a >> 2) & 3, a & 3
-            tile = state.offer[slot]
-            q = els[e] + g.delta[d]
-            key = (g.tile_type[tile], q, o, e)
-            v = cache.get(key)
-            if v is None:
-                trial = dict(stacks)
-                trial[q] = trial.get(q, ()) + (tile * 4 + o,)
-                moved = (q, els[1 - e])
-                v = self._value(state, p, trial, standing) + FREEDOM_WEIGHT * self._freedom(state, trial, moved)
-                v += COMPACT_WEIGHT * sum(1 for step in g.delta if q + step in stacks)
-                cache[key] = v
+            v = self._placement_value(state, p, stacks, standing, els, a, cache)
             out.append(v)
         return out
 
