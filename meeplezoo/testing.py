@@ -25,7 +25,11 @@ Checks (``checks=`` selects some, by name):
 * ``determinize``: a determinization keeps the observer's observation (and mask, when they are to
   move); and it depends only on what the observer sees: two states that differ only in what the
   observer cannot see (the second made by determinizing the first) determinize alike for the same rng;
-* ``gym``: the single-agent wrapper passes Gymnasium's environment checker.
+* ``gym``: the single-agent wrapper passes Gymnasium's environment checker;
+* ``schema``: the state declares its fields (``State.schema``); ``legal_mask()`` is read-only (the
+  one contract of every game); a saved field replaced by a value of the wrong type, or a missing
+  one, is refused with a ``CorruptStateError`` that names the field; ``from_position`` refuses an
+  unknown field name.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ import numpy as np
 from meeplezoo.envs.core.aec import MeeplezooAECEnv, classic_env, env_metadata
 from meeplezoo.envs.core.game import CorruptStateError, Game, IllegalActionError, State
 
-CHECKS = ("api", "seed", "random_games", "json", "clone", "errors", "determinize", "gym")
+CHECKS = ("api", "seed", "random_games", "json", "clone", "errors", "determinize", "gym", "schema")
 
 __all__ = ["CHECKS", "check_game", "random_game"]
 
@@ -218,6 +222,44 @@ def _check_gym(game: Game, where: str) -> None:
     check_env(env, skip_render_check=True)
 
 
+def _check_schema(game: Game, where: str) -> None:
+    import json
+
+    st_cls = game.state_class
+    schema = st_cls.schema
+    assert schema is not None, f"{where}: {st_cls.__name__} declares no schema (State.schema)"
+    states = [s.clone() for s, _ in random_game(game, 11)]
+    for state in (states[0], states[len(states) // 2], states[-1]):
+        mask = state.legal_mask()
+        assert not mask.flags.writeable, f"{where}: legal_mask() must be read-only (the State.legal_mask contract)"
+    doc = json.loads(states[len(states) // 2].to_json())
+    assert set(doc["state"]) == schema.saved_names, f"{where}: saved keys differ from the schema's fields"
+    for name in sorted(schema.saved_names):
+        for bad in ("not a value", None):
+            broken = json.loads(json.dumps(doc))
+            broken["state"][name] = bad
+            try:
+                st_cls.from_json(json.dumps(broken))
+            except CorruptStateError as e:
+                assert name in str(e), f"{where}: the error for a bad {name!r} does not name it: {e}"
+            else:
+                raise AssertionError(f"{where}: field {name} = {bad!r} was accepted on load")
+        missing = json.loads(json.dumps(doc))
+        del missing["state"][name]
+        try:
+            st_cls.from_json(json.dumps(missing))
+        except CorruptStateError as e:
+            assert name in str(e), f"{where}: the error for a missing {name!r} does not name it: {e}"
+        else:
+            raise AssertionError(f"{where}: a save without {name} was accepted")
+    try:
+        st_cls.from_position(game, 0, no_such_field_xyz=1)
+    except ValueError as e:
+        assert "no_such_field_xyz" in str(e), f"{where}: from_position's error does not name the field: {e}"
+    else:
+        raise AssertionError(f"{where}: from_position accepted an unknown field")
+
+
 def check_game(game: Any, configs: Sequence[dict[str, Any]] | None = None, *, checks: Iterable[str] | None = None,
                num_games: int = 2, api_cycles: int = 200, invariants: Callable[[State], Iterable[str]] | None = None,
                determinize_consistency: bool = True) -> list[str]:
@@ -257,4 +299,6 @@ def check_game(game: Any, configs: Sequence[dict[str, Any]] | None = None, *, ch
             _check_determinize(g, seeds, determinize_consistency, where)
         if "gym" in selected:
             _check_gym(g, where)
+        if "schema" in selected:
+            _check_schema(g, where)
     return selected

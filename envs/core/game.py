@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .fields import StateSchema
 from .observation import ObservationSpec, Observer, StateObserver, spec_from_layout
 from .rng import Rng
 
@@ -234,9 +235,9 @@ class Game(ABC):
         return (self.num_players * self.observation_shape[0],)
 
     # -- states ---------------------------------------------------------
-    @abstractmethod
     def new_state(self, seed: int | None = None) -> State:
-        """A fresh game after setup, all setup chance drawn from ``seed``."""
+        """A fresh game after setup, all setup chance drawn from ``seed`` (``state_class.initial``)."""
+        return self.state_class.initial(self, seed)
 
     def state_from_json(self, text: str) -> State:
         state = self.state_class.from_json(text)
@@ -263,16 +264,68 @@ class State(ABC):
     Subclasses implement the abstract methods; :meth:`apply` here validates
     the action and delegates to :meth:`_apply`, so an illegal action raises
     :class:`IllegalActionError` and leaves the state unchanged.
+
+    The lifecycle, the same names in every game:
+
+    * :meth:`initial` (classmethod): the position after setup, chance from ``seed``
+      (``Game.new_state`` calls it);
+    * :meth:`from_position` (classmethod): a setup position with named fields overwritten,
+      the way tests build positions;
+    * :meth:`refresh`: recompute derived data (caches) after fields were edited;
+    * :meth:`validate`: raise :class:`CorruptStateError` if an invariant the schema cannot
+      express is broken (components conserved, phase consistency); loading calls it.
+
+    A game declares its fields once in ``schema`` (a :class:`~meeplezoo.envs.core.fields.StateSchema`);
+    ``clone`` (generated code), ``to_json``/``from_json`` and the per-field type and bounds
+    checks of loading follow from it.
     """
 
     game: Game
     #: index of the player to decide, or -1 once the game is over
     current_player: int
+    #: the declared fields (None: the game writes clone/_to_dict/_from_dict itself)
+    schema: ClassVar[StateSchema | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        schema = cls.__dict__.get("schema")
+        if schema is not None and "clone" not in cls.__dict__:
+            cls.clone = schema.bind(cls)  # type: ignore[method-assign]
+
+    # -- lifecycle ---------------------------------------------------------
+    @classmethod
+    def initial(cls, game: Game, seed: int | None = None) -> State:
+        """The position after setup, every setup draw from ``seed``."""
+        raise NotImplementedError(f"{cls.__name__} does not implement initial()")
+
+    @classmethod
+    def from_position(cls, game: Game, seed: int = 0, **fields: Any) -> State:
+        """A setup position (from ``seed``) with ``fields`` overwritten by name (unknown names are
+        refused; lists are copied), then :meth:`refresh`: the way tests build positions."""
+        s = cls.initial(game, seed)
+        if cls.schema is None:
+            raise NotImplementedError(f"{cls.__name__} declares no schema; from_position needs one")
+        cls.schema.assign(s, fields)
+        s.refresh()
+        return s
+
+    def refresh(self) -> None:
+        """Recompute derived data (caches) after fields were edited (default: nothing to do)."""
+        return None
+
+    def validate(self) -> None:
+        """Raise :class:`CorruptStateError` naming a broken invariant (default: none to check)."""
+        return None
 
     # -- rules ------------------------------------------------------------
     @abstractmethod
     def legal_mask(self) -> np.ndarray:
-        """Boolean array of length ``game.num_actions``; never all False before the end."""
+        """The legal actions as a boolean array of length ``game.num_actions``; never all False
+        before the end.
+
+        The contract, the same in every game: a **read-only** array (``flags.writeable`` is
+        False) that the state may share with its clones and keep as a cache; it is valid until
+        the state changes.  Copy it (``mask.copy()``) to keep or modify it."""
 
     def legal_actions(self) -> list[int]:
         return np.flatnonzero(self.legal_mask()).tolist()
@@ -370,18 +423,29 @@ class State(ABC):
             self.rng = Rng(seed)
 
     # -- copies and persistence ------------------------------------------------
-    @abstractmethod
     def clone(self) -> State:
-        """An independent copy (cheap: no deepcopy)."""
+        """An independent copy (cheap: no deepcopy; generated from ``schema``)."""
+        raise NotImplementedError(f"{type(self).__name__} declares no schema and no clone()")
 
-    @abstractmethod
     def _to_dict(self) -> dict[str, Any]:
-        """The position as JSON-compatible data (without the config)."""
+        """The position as JSON-compatible data (without the config): every saved schema field."""
+        if self.schema is None:
+            raise NotImplementedError(f"{type(self).__name__} declares no schema and no _to_dict()")
+        return self.schema.dump(self)
 
     @classmethod
-    @abstractmethod
     def _from_dict(cls, game: Game, data: dict[str, Any]) -> State:
-        """Rebuild from :meth:`_to_dict` output; raise on anything inconsistent."""
+        """Rebuild from :meth:`_to_dict` output: every field checked against the schema, then
+        :meth:`refresh` and :meth:`validate`; anything inconsistent raises ``CorruptStateError``."""
+        schema = cls.schema
+        if schema is None:
+            raise NotImplementedError(f"{cls.__name__} declares no schema and no _from_dict()")
+        s = cls.__new__(cls)
+        s.game = game
+        schema.load_into(s, data, lambda msg: CorruptStateError(f"{game.name}: corrupt saved state: {msg}"))
+        s.refresh()
+        s.validate()
+        return s
 
     def to_json(self) -> str:
         return json.dumps(
@@ -476,6 +540,12 @@ def compute_returns(placements: Sequence[int], scores: Sequence[float], reward_m
     else:
         raise ValueError(f"unknown reward_mode {reward_mode!r}; allowed: {', '.join(REWARD_MODES)}")
     return out
+
+
+def readonly(mask: np.ndarray) -> np.ndarray:
+    """``mask`` marked read-only (the :meth:`State.legal_mask` contract) and returned."""
+    mask.flags.writeable = False
+    return mask
 
 
 def scaled_count(x: float, cap: float) -> float:

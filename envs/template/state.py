@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core.game import CorruptStateError, Game, Option, State
+from ..core.fields import Int, IntList, Nested, RngField, StateSchema
+from ..core.game import CorruptStateError, Game, Option, State, readonly
 from ..core.rng import Rng, as_rng
 from . import actions as A
 from . import components as C
@@ -42,36 +43,53 @@ class TemplateGame(Game):
     def _setup(self) -> None:
         self.num_actions = A.NUM_ACTIONS
 
-    def new_state(self, seed: int | None = None) -> TemplateState:
-        rng = Rng(seed)
-        deck = list(C.DECK)
-        rng.shuffle(deck)
-        hands = [[deck.pop() for _ in range(self.options["hand_size"])] for _ in range(self.num_players)]
-        return self.state_class(self, deck, hands, [0] * self.num_players, 0, 0, rng)
+
+def _players(game: Game) -> int:
+    return game.num_players
+
+
+#: every field of a position, declared once: clone, JSON save/load and the per-field checks follow
+SCHEMA = StateSchema("template", [
+    IntList("deck", None, min(C.CARD_VALUES), max(C.CARD_VALUES), max_length=len(C.DECK),
+            doc="the cards not yet drawn; the top card is the last"),
+    Nested("hands", (_players, None), min(C.CARD_VALUES), max(C.CARD_VALUES), doc="each player's cards"),
+    IntList("score", _players, -C.SCORE_BOUND, C.SCORE_BOUND, doc="each player's score"),
+    Int("current_player", -1, lambda g: g.num_players - 1, doc="who decides; -1 once the game is over"),
+    Int("pending", 0, max(C.CARD_VALUES), doc="the card played, awaiting bank or attack (0: none)"),
+    RngField(doc="the chance stream (unused after the setup shuffle; kept for determinize)"),
+])
 
 
 class TemplateState(State):
-    def __init__(self, game: TemplateGame, deck: list[int], hands: list[list[int]], score: list[int],
-                 player: int, pending: int, rng: Rng) -> None:
-        self.game = game
-        self.deck = deck  # the top card is the last
-        self.hands = hands
-        self.score = score
-        self.current_player = player  # -1 once the game is over
-        self.pending = pending  # the card played, awaiting bank or attack (0: none)
-        self.rng = rng
+    """A position: the fields of :data:`SCHEMA` (tests set them with :meth:`from_position`)."""
+
+    schema = SCHEMA
+    __slots__ = ("game", "deck", "hands", "score", "current_player", "pending", "rng")
+
+    @classmethod
+    def initial(cls, game: Game, seed: int | None = None) -> TemplateState:
+        """Shuffle the deck and deal ``hand_size`` cards to each player; the first seat starts."""
+        s = cls.__new__(cls)
+        s.game = game
+        s.rng = Rng(seed)
+        s.deck = list(C.DECK)
+        s.rng.shuffle(s.deck)
+        s.hands = [[s.deck.pop() for _ in range(game.options["hand_size"])] for _ in range(game.num_players)]
+        s.score = [0] * game.num_players
+        s.current_player = 0
+        s.pending = 0
+        return s
 
     # -- rules ---------------------------------------------------------------
     def legal_mask(self) -> np.ndarray:
         m = np.zeros(A.NUM_ACTIONS, dtype=bool)
-        if self.current_player < 0:
-            return m
-        if self.pending:
-            m[A.BANK] = m[A.ATTACK] = True
-        else:
-            for c in self.hands[self.current_player]:
-                m[A.play_action(c)] = True
-        return m
+        if self.current_player >= 0:
+            if self.pending:
+                m[A.BANK] = m[A.ATTACK] = True
+            else:
+                for c in self.hands[self.current_player]:
+                    m[A.play_action(c)] = True
+        return readonly(m)
 
     def _apply(self, action: int) -> None:
         p = self.current_player
@@ -116,7 +134,15 @@ class TemplateState(State):
             errors.append(f"cards not a sub-multiset of the deck: {cards}")
         if any(len(h) > self.game.options["hand_size"] for h in self.hands):
             errors.append("a hand holds more cards than were dealt")
+        if self.current_player >= 0 and not self.hands[self.current_player] and not self.pending:
+            errors.append(f"player {self.current_player} is to play but holds no card")
         return errors
+
+    def validate(self) -> None:
+        """What the schema cannot say: the cards are conserved and the player to move can move."""
+        errors = self.check_invariants()
+        if errors:
+            raise CorruptStateError(f"template: {'; '.join(errors)}")
 
     # -- information (observe: the game's observer) ------------------------------
     def determinize(self, player: int, rng: Any = None) -> TemplateState:
@@ -136,27 +162,7 @@ class TemplateState(State):
         s.rng = Rng(r.next64())
         return s
 
-    # -- copies and persistence ------------------------------------------------
-    def clone(self) -> TemplateState:
-        return TemplateState(self.game, self.deck[:], [h[:] for h in self.hands], self.score[:],
-                             self.current_player, self.pending, self.rng.clone())
-
-    def _to_dict(self) -> dict[str, Any]:
-        return {"deck": self.deck, "hands": self.hands, "score": self.score, "player": self.current_player,
-                "pending": self.pending, "rng": self.rng.s}
-
-    @classmethod
-    def _from_dict(cls, game: Game, d: dict[str, Any]) -> TemplateState:
-        state = cls(game, [int(c) for c in d["deck"]], [[int(c) for c in h] for h in d["hands"]],
-                    [int(x) for x in d["score"]], int(d["player"]), int(d["pending"]), Rng(int(d["rng"])))
-        if len(state.hands) != game.num_players or len(state.score) != game.num_players:
-            raise CorruptStateError("template: one hand and one score per player expected")
-        if not -1 <= state.current_player < game.num_players:
-            raise CorruptStateError(f"template: bad player {state.current_player}")
-        errors = state.check_invariants()
-        if errors:
-            raise CorruptStateError(f"template: {'; '.join(errors)}")
-        return state
+    # -- copies and persistence: clone, _to_dict and _from_dict follow from SCHEMA --------
 
     # -- display (render_text, observation_string, render_rgb: the game's renderer) --
     def action_name(self, action: int) -> str:
