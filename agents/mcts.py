@@ -72,6 +72,10 @@ TUNED: Mapping[str, Mapping[str, Any]] = MappingProxyType(
     {name: MappingProxyType(dict(info.search_defaults)) for name, info in GAMES.items() if info.search_defaults})
 
 
+#: the largest prior_weight and fpu accepted (both are in units of the reward's range)
+MAX_WEIGHT = 2
+
+
 @dataclass
 class SearchResult:
     """What one search found at the root (visit counts are the usual policy target)."""
@@ -207,8 +211,8 @@ class MCTSAgent(Agent):
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
                 raise ValueError(f"mcts: {nm} must be a positive number, got {v!r}")
         for nm, v in (("prior_weight", prior_weight), ("fpu", fpu)):
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 2:
-                raise ValueError(f"mcts: {nm} must be a number in [0, 2], got {v!r}")
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= MAX_WEIGHT:
+                raise ValueError(f"mcts: {nm} must be a number in [0, {MAX_WEIGHT}], got {v!r}")
         if isinstance(widen, bool) or not isinstance(widen, (int, float)) or not widen >= 0:
             raise ValueError(f"mcts: widen must be a number >= 0 (0: no widening), got {widen!r}")
         if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
@@ -463,7 +467,7 @@ class MCTSAgent(Agent):
             path.append(node)
             depth += 1
         n = len(r)
-        if n == 2:
+        if n == 2:  # noqa: PLR2004 - the two-player fast path of the backup
             r0, r1 = r
             for k in path:
                 N[k] += 1

@@ -44,6 +44,8 @@ Size = int | Callable[["Game"], int] | None
 Bound = int | float | Callable[["Game"], int] | None
 
 #: how :meth:`StateSchema.clone` copies a field
+#: the depth of a list of lists of int lists (``Nested`` with a shape of three)
+DEPTH3 = 3
 COPY_VALUE, COPY_LIST, COPY_NESTED, COPY_NESTED3, COPY_CALL, COPY_SHARE, COPY_RESET = range(7)
 
 
@@ -206,7 +208,7 @@ class Nested(Field):
     hi: Bound = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "copy_mode", COPY_NESTED3 if len(self.shape) == 3 else COPY_NESTED)
+        object.__setattr__(self, "copy_mode", COPY_NESTED3 if len(self.shape) == DEPTH3 else COPY_NESTED)
 
     def check(self, value: Any, game: Game) -> Any:
         lo, hi = _resolve(self.lo, game), _resolve(self.hi, game)
@@ -225,7 +227,7 @@ class Nested(Field):
         return walk(value, 0, "")
 
     def dump(self, value: Any) -> Any:
-        if len(self.shape) == 3:
+        if len(self.shape) == DEPTH3:
             return [[list(r) for r in m] for m in value]
         return [list(r) for r in value]
 

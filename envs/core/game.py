@@ -31,6 +31,8 @@ from .rng import Rng
 #: the builder of observation layouts (declared blocks with shapes, ranges and meanings)
 Layout = ObservationSpec
 
+#: legal actions named in an illegal-action message
+SHOWN_LEGAL = 12
 REWARD_MODES = ("win", "rank", "score")
 SAVE_FORMAT = 1
 
@@ -348,8 +350,8 @@ class State(ABC):
 
     def illegal_message(self, action: Any) -> str:
         legal = self.legal_actions()
-        shown = ", ".join(f"{a} ({self.action_name(a)})" for a in legal[:12])
-        more = f", ... ({len(legal)} in all)" if len(legal) > 12 else ""
+        shown = ", ".join(f"{a} ({self.action_name(a)})" for a in legal[:SHOWN_LEGAL])
+        more = f", ... ({len(legal)} in all)" if len(legal) > SHOWN_LEGAL else ""
         try:
             what = f"{action} ({self.action_name(int(action))})"
         except Exception:  # noqa: BLE001 - the action may be out of range or not an int

@@ -133,12 +133,18 @@ def states_from_replay(doc: dict[str, Any], game: Game | None = None, *,
 
 
 # -- pictures ---------------------------------------------------------------------
+#: palette sizes a GIF can hold; the fastest frame rate accepted; zlib's levels
+GIF_COLORS = (2, 256)
+MAX_FPS = 100
+MAX_PNG_COMPRESSION = 9
+
+
 def frame_image(state: State):  # noqa: ANN201 - PIL.Image.Image
     """The position as a PIL RGB image (checked: uint8, (H, W, 3))."""
     from PIL import Image
 
     rgb = state.render_rgb()
-    if not isinstance(rgb, np.ndarray) or rgb.dtype != np.uint8 or rgb.ndim != 3 or rgb.shape[2] != 3:
+    if not isinstance(rgb, np.ndarray) or rgb.dtype != np.uint8 or rgb.ndim != 3 or rgb.shape[2] != 3:  # noqa: PLR2004 - (H, W, RGB)
         got = f"{type(rgb).__name__} {getattr(rgb, 'dtype', '')} {getattr(rgb, 'shape', '')}"
         raise ValueError(f"{state.game.name}: render_rgb() must return uint8 (H, W, 3), got {got}")
     return Image.fromarray(rgb, "RGB")
@@ -173,14 +179,15 @@ def _check_states(states: Sequence[State]) -> list[State]:
 
 
 def _check_colors(colors: Any) -> int:
-    if isinstance(colors, bool) or not isinstance(colors, int) or not 2 <= colors <= 256:
-        raise ValueError(f"colors must be None (exact pictures) or an int in 2..256, got {colors!r}")
+    lo, hi = GIF_COLORS
+    if isinstance(colors, bool) or not isinstance(colors, int) or not lo <= colors <= hi:
+        raise ValueError(f"colors must be None (exact pictures) or an int in {lo}..{hi}, got {colors!r}")
     return colors
 
 
 def _check_fps(fps: float) -> float:
-    if isinstance(fps, bool) or not isinstance(fps, (int, float)) or not 0 < fps <= 100:
-        raise ValueError(f"fps must be a number in (0, 100], got {fps!r}")
+    if isinstance(fps, bool) or not isinstance(fps, (int, float)) or not 0 < fps <= MAX_FPS:
+        raise ValueError(f"fps must be a number in (0, {MAX_FPS}], got {fps!r}")
     return float(fps)
 
 
@@ -260,8 +267,9 @@ def _replay_data(game: Game, states: Sequence[State], actions: Sequence[int], *,
     states = _check_states(states)
     if colors is not None:
         _check_colors(colors)
-    if isinstance(compress_level, bool) or not isinstance(compress_level, int) or not 0 <= compress_level <= 9:
-        raise ValueError(f"compress_level must be an int in 0..9, got {compress_level!r}")
+    level_ok = isinstance(compress_level, int) and not isinstance(compress_level, bool)
+    if not level_ok or not 0 <= compress_level <= MAX_PNG_COMPRESSION:
+        raise ValueError(f"compress_level must be an int in 0..{MAX_PNG_COMPRESSION}, got {compress_level!r}")
     actions = [int(a) for a in actions]
     if len(actions) != len(states) - 1:
         raise ValueError(f"{len(states)} positions need {len(states) - 1} actions, got {len(actions)}")
