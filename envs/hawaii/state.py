@@ -736,7 +736,9 @@ class HawaiiState(State):
     def legal_mask(self) -> np.ndarray:
         m = self._mask
         if m is None:
-            m = self._mask = self._compute_mask()
+            m = self._compute_mask()
+            m.flags.writeable = False  # read-only per the State.legal_mask contract
+            self._mask = m
         return m
 
     def legal_actions(self) -> list[int]:
