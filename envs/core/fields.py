@@ -318,6 +318,8 @@ class StateSchema:
                 lines.append(f"    s.{n} = [r[:] for r in self.{n}]")
             elif m == COPY_NESTED3:
                 lines.append(f"    s.{n} = [[r[:] for r in m] for m in self.{n}]")
+            elif m == COPY_CALL and getattr(f, "copy", None) is list.copy:
+                lines.append(f"    s.{n} = self.{n}[:]")
             elif m == COPY_RESET:
                 lines.append(f"    s.{n} = reset_{i}")
             elif isinstance(f, RngField):
@@ -333,7 +335,7 @@ class StateSchema:
         for i, f in enumerate(self.fields):
             if f.copy_mode == COPY_RESET:
                 ns[f"reset_{i}"] = f.reset  # type: ignore[attr-defined]
-            elif f.copy_mode == COPY_CALL and not isinstance(f, RngField):
+            elif f.copy_mode == COPY_CALL and not isinstance(f, RngField) and f.copy is not list.copy:  # type: ignore[attr-defined]
                 ns[f"copy_{i}"] = f.copy  # type: ignore[attr-defined]
         exec(self._clone_src, ns)  # noqa: S102 - generated from the declared field names only
         return ns["clone"]

@@ -6,8 +6,12 @@ Segments are numbered 0..5 clockwise, so the boat moves ``s -> (s + v) % 6``.
 
 from __future__ import annotations
 
+from enum import IntEnum
+
 NUM_SEGMENTS = 6
 NUM_PLAYERS = 2
+#: scorings in a game (the first after the 2-palm pile, the second after the 3-palm pile)
+NUM_ROUNDS = 2
 DISC_VALUES = (1, 2, 3, 4, 5)
 NUM_DISCS = len(DISC_VALUES)
 STATUES_PER_PLAYER = 8
@@ -142,3 +146,25 @@ def shaman_neighbors(diagonal: bool = False) -> tuple[tuple[int, ...], ...]:
                 nb[b].add(a)
         nb[BEACH_NODE0 + s].add(field_id(MEADOW, s))
     return tuple(tuple(sorted(x)) for x in nb)
+
+
+class Phase(IntEnum):
+    """Who decides what: the decision points of a turn (the state stores the plain int)."""
+
+    MAIN = 0  # place a disc, take one back, or sail
+    SHAMAN = 1  # walk the shaman up to two fields
+    PICK = 2  # the higher sum picks a card of the landing segment
+    PRIESTESS = 3  # move a lava chip
+    BUY_SHELL = 4  # buy with shells after a landing
+    BUY_WINDOW = 5  # the buy window before a scoring
+    GAME_OVER = 6
+
+
+class Stage(IntEnum):
+    """Where an automatic landing or scoring sequence resumes after a sub-decision."""
+
+    NONE = 0
+    SECOND = 1  # the second receiver's cards
+    FINISH = 2  # discs home, bays refilled
+    WINDOW = 3  # the buy window of a scoring
+

@@ -21,16 +21,18 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..core.game import CorruptStateError, Game, Option, State
+from ..core.fields import Bool, BoolList, Cache, Custom, FieldError, Int, IntList, Nested, RngField, StateSchema
+from ..core.game import CorruptStateError, Game, Option, State, readonly
 from ..core.rng import Rng, as_rng
 from . import actions as A
 from . import components as C
 
 # phases
-MAIN, SHAMAN, PICK, PRIESTESS, BUY_SHELL, BUY_WINDOW, GAME_OVER = range(7)
-PHASE_NAMES = ("main", "shaman", "pick", "priestess", "buy_shell", "buy_window", "game_over")
+# phases (components.Phase; plain ints on the hot path)
+MAIN, SHAMAN, PICK, PRIESTESS, BUY_SHELL, BUY_WINDOW, GAME_OVER = (int(p) for p in C.Phase)
+PHASE_NAMES = tuple(p.name.lower() for p in C.Phase)
 # automatic continuation points of a landing / scoring (where play resumes after a sub-decision)
-STG_NONE, STG_SECOND, STG_FINISH, STG_WINDOW = range(4)
+STG_NONE, STG_SECOND, STG_FINISH, STG_WINDOW = (int(g) for g in C.Stage)
 
 SUPPLY = -1
 EMPTY = -1
@@ -231,19 +233,6 @@ class HausDerSonneState(State):
         s.refresh()
         return s
 
-    @classmethod
-    def from_position(cls, game: HausDerSonneGame, seed: int = 0, **fields: Any) -> HausDerSonneState:
-        """A setup position (from ``seed``) with ``fields`` overwritten: the way tests build positions."""
-        s = cls.initial(game, seed)
-        for k, v in fields.items():
-            if k not in cls.__slots__ or k.startswith("_") or k in ("game", "beach_sum"):
-                raise ValueError(f"haus_der_sonne: from_position got unknown field {k!r}")
-            if isinstance(v, list):  # the position owns its lists: the caller's stay untouched
-                v = [x[:] if isinstance(x, list) else x for x in v]
-            setattr(s, k, v)
-        s.refresh()
-        return s
-
     def refresh(self) -> None:
         """Recompute the caches (beach sums, legal actions) after fields were edited."""
         bs = [0] * (2 * C.NUM_SEGMENTS)
@@ -253,44 +242,6 @@ class HausDerSonneState(State):
         self.beach_sum = bs
         self._legal = None
         self._mask = None
-
-    def clone(self) -> HausDerSonneState:
-        s = HausDerSonneState.__new__(HausDerSonneState)
-        s.game = self.game
-        s.rng = self.rng.clone()
-        s.round = self.round
-        s.start_player = self.start_player
-        s.active = self.active
-        s.current_player = self.current_player
-        s.phase = self.phase
-        s.turn = self.turn
-        s.boat = self.boat
-        s.disc = self.disc[:]
-        s.lava_disc = self.lava_disc[:]
-        s.shaman = self.shaman[:]
-        s.statue = self.statue[:]
-        s.crater = self.crater[:]
-        s.bays = self.bays[:]
-        p = self.piles
-        s.piles = [p[0][:], p[1][:], p[2][:]]
-        h = self.hand
-        s.hand = [h[0][:], h[1][:]]
-        s.discard = self.discard[:]
-        s.sc_owner = self.sc_owner[:]
-        s.priestess_available = self.priestess_available
-        s.score = self.score[:]
-        s.land = self.land
-        s.second = self.second
-        s.resume = self.resume
-        s.trigger = self.trigger
-        s.win_passed = self.win_passed[:]
-        s.win_last = self.win_last
-        s.pending_chip = self.pending_chip
-        s.scorings = self.scorings[:]  # entries are immutable tuples
-        s.beach_sum = self.beach_sum[:]
-        s._legal = self._legal  # shared, never mutated in place
-        s._mask = self._mask
-        return s
 
     # -- small queries -------------------------------------------------------------
     def chips_in_supply(self) -> int:
@@ -350,8 +301,8 @@ class HausDerSonneState(State):
                 la = self._legal = self._compute_legal()
             m = np.zeros(A.NUM_ACTIONS, dtype=bool)
             m[list(la)] = True
-            self._mask = m
-        return m.copy()
+            self._mask = m = readonly(m)
+        return m
 
     def is_legal(self, action: int) -> bool:
         la = self._legal
@@ -880,153 +831,129 @@ class HausDerSonneState(State):
                 name += f" ({C.FACE_NAMES[face]})"
         return name
 
-    # -- persistence -----------------------------------------------------------------
-    _INT_FIELDS = ("round", "start_player", "active", "current_player", "phase", "turn", "boat", "land", "second",
-                   "resume", "trigger", "win_last")
-    _LIST_FIELDS = ("disc", "lava_disc", "shaman", "statue", "crater", "bays", "discard", "sc_owner", "score")
-
-    def _to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {k: getattr(self, k) for k in self._INT_FIELDS}
-        for k in self._LIST_FIELDS:
-            d[k] = list(getattr(self, k))
-        d["rng"] = self.rng.s
-        d["piles"] = [list(p) for p in self.piles]
-        d["hand"] = [list(h) for h in self.hand]
-        d["priestess_available"] = self.priestess_available
-        d["pending_chip"] = self.pending_chip
-        d["win_passed"] = list(self.win_passed)
-        d["scorings"] = [[r, list(st), list(sh), [list(h) for h in hd], list(sc), list(pt)]
-                         for r, st, sh, hd, sc, pt in self.scorings]
-        return d
-
-    @classmethod
-    def _from_dict(cls, game: Game, data: dict[str, Any]) -> HausDerSonneState:
-        assert isinstance(game, HausDerSonneGame)
-        if not isinstance(data, dict):
-            raise CorruptStateError("haus_der_sonne: state must be an object")
-        expected = set(cls._INT_FIELDS) | set(cls._LIST_FIELDS) | {
-            "rng", "piles", "hand", "priestess_available", "pending_chip", "win_passed", "scorings"}
-        if set(data) != expected:
-            raise CorruptStateError(f"haus_der_sonne: state keys differ: missing {sorted(expected - set(data))}, "
-                                    f"unexpected {sorted(set(data) - expected)}")
+    # -- persistence: clone, _to_dict and _from_dict follow from SCHEMA ----------------------
+    def validate(self) -> None:
+        """The invariants of a position that the schema's per-field checks cannot express."""
+        game = self.game
 
         def bad(msg: str) -> CorruptStateError:
             return CorruptStateError(f"haus_der_sonne: corrupt saved state: {msg}")
 
-        def is_int(x: Any) -> bool:
-            return isinstance(x, int) and not isinstance(x, bool)
-
-        def int_list(name: str, n: int, lo: int, hi: int) -> list[int]:
-            v = data[name]
-            if not isinstance(v, list) or len(v) != n or not all(is_int(x) and lo <= x <= hi for x in v):
-                raise bad(f"{name} must be {n} ints in [{lo}, {hi}], got {v!r}")
-            return list(v)
-
-        s = cls.__new__(cls)
-        s.game = game
-        for k in cls._INT_FIELDS:
-            if not is_int(data[k]):
-                raise bad(f"{k} must be an int, got {data[k]!r}")
-            setattr(s, k, data[k])
-        ranges = {"round": (1, 2), "start_player": (0, 1), "active": (0, 1), "current_player": (-1, 1),
-                  "phase": (0, GAME_OVER), "turn": (0, 10**7), "boat": (0, 5), "land": (-1, 5), "second": (-1, 1),
-                  "resume": (STG_NONE, STG_WINDOW), "trigger": (-1, 1), "win_last": (-1, 1)}
-        for k, (lo, hi) in ranges.items():
-            if not lo <= getattr(s, k) <= hi:
-                raise bad(f"{k}={getattr(s, k)} outside [{lo}, {hi}]")
-        if not is_int(data["rng"]) or not 0 <= data["rng"] < 2**64:
-            raise bad("rng must be a 64-bit unsigned int")
-        s.rng = Rng(data["rng"])
-        s.disc = int_list("disc", 2 * C.NUM_DISCS, -1, 5)
-        s.lava_disc = int_list("lava_disc", 2, -1, 5)
-        if not game.tactical and s.lava_disc != [SUPPLY, SUPPLY]:
+        if not game.tactical and self.lava_disc != [SUPPLY, SUPPLY]:
             raise bad("lava discs are used only in the tactical variant")
-        s.shaman = int_list("shaman", 2, 0, C.NUM_SHAMAN_NODES - 1)
-        if s.shaman[0] == s.shaman[1]:
+        if self.shaman[0] == self.shaman[1]:
             raise bad("both shamans on one node")
-        s.statue = int_list("statue", C.NUM_FIELDS, -1, 1)
-        s.crater = int_list("crater", C.NUM_SEGMENTS, 0, C.LAVA_CHIPS)
-        if sum(s.crater) > C.LAVA_CHIPS:
-            raise bad(f"{sum(s.crater)} lava chips on the crater (there are {C.LAVA_CHIPS})")
-        s.bays = int_list("bays", C.NUM_BAYS, -1, C.NUM_FACES - 1)
-        if C.LAVA in s.bays:
+        if sum(self.crater) > C.LAVA_CHIPS:
+            raise bad(f"{sum(self.crater)} lava chips on the crater (there are {C.LAVA_CHIPS})")
+        if C.LAVA in self.bays:
             raise bad("a lava card lies in a bay")
-        s.discard = int_list("discard", C.NUM_FACES, 0, 100)
-        s.sc_owner = int_list("sc_owner", C.NUM_SCORING_CARDS, -1, 1)
-        s.score = int_list("score", 2, 0, 10**6)
-        piles = data["piles"]
-        if not isinstance(piles, list) or len(piles) != C.PALM_DECKS:
-            raise bad("piles must be a list of three lists")
-        s.piles = []
-        for d, pile in enumerate(piles):
-            if not isinstance(pile, list) or not all(is_int(x) and 0 <= x < C.NUM_FACES for x in pile):
-                raise bad(f"pile {d} must hold face ids")
-            s.piles.append(list(pile))
-        hands = data["hand"]
-        if not isinstance(hands, list) or len(hands) != 2:
-            raise bad("hand must be two lists")
-        s.hand = []
-        for h in hands:
-            if not isinstance(h, list) or len(h) != C.NUM_FACES or not all(is_int(x) and x >= 0 for x in h):
-                raise bad(f"a hand must be {C.NUM_FACES} counts")
+        for h in self.hand:
             if any(h[f] for f in range(C.NUM_FACES) if f not in C.KEPT_FACES):
                 raise bad("a hand holds a card that is never kept (statue, priestess, lava)")
-            s.hand.append(list(h))
         # conservation of cards: every card in exactly one place, per face and per palm back
         for f in range(C.NUM_FACES):
-            n = sum(p.count(f) for p in s.piles) + s.bays.count(f) + s.hand[0][f] + s.hand[1][f] + s.discard[f]
+            n = sum(p.count(f) for p in self.piles) + self.bays.count(f) + self.hand[0][f] + self.hand[1][f] \
+                + self.discard[f]
             if n != game.face_totals[f]:
                 raise bad(f"{n} cards of face {C.FACE_NAMES[f]} found, the deck has {game.face_totals[f]}")
             for d in range(C.PALM_DECKS):
-                if s.piles[d].count(f) > game.deck[d][f]:
+                if self.piles[d].count(f) > game.deck[d][f]:
                     raise bad(f"pile {d} holds too many {C.FACE_NAMES[f]} cards")
-        for p in (0, 1):
-            if s.statue.count(p) > C.STATUES_PER_PLAYER:
+        for p in range(C.NUM_PLAYERS):
+            if self.statue.count(p) > C.STATUES_PER_PLAYER:
                 raise bad(f"player {p} has more than {C.STATUES_PER_PLAYER} statues on the board")
-        for k in ("priestess_available", "pending_chip"):
-            if not isinstance(data[k], bool):
-                raise bad(f"{k} must be a bool")
-        s.priestess_available = data["priestess_available"]
-        s.pending_chip = data["pending_chip"]
-        wp = data["win_passed"]
-        if not isinstance(wp, list) or len(wp) != 2 or not all(isinstance(x, bool) for x in wp):
-            raise bad("win_passed must be two bools")
-        s.win_passed = list(wp)
-        sc = data["scorings"]
-        if not isinstance(sc, list) or len(sc) > 2:
-            raise bad("scorings must be a list of at most two entries")
-        s.scorings = []
-        for e in sc:
-            if not isinstance(e, list) or len(e) != 6:
-                raise bad("a scoring entry must have six parts")
-            r, st, sh, hd, own, pt = e
-            ok = r in (1, 2) and isinstance(st, list) and len(st) == C.NUM_FIELDS and isinstance(sh, list) and \
-                len(sh) == 2 and isinstance(hd, list) and len(hd) == 2 and \
-                all(isinstance(h, list) and len(h) == C.NUM_FACES for h in hd) and isinstance(own, list) and \
-                len(own) == C.NUM_SCORING_CARDS and isinstance(pt, list) and len(pt) == 2 and \
-                all(is_int(x) for x in st + sh + own + pt + hd[0] + hd[1])
-            if not ok:
-                raise bad("malformed scoring entry")
-            s.scorings.append((r, tuple(st), tuple(sh), tuple(tuple(h) for h in hd), tuple(own), tuple(pt)))
         # phase consistency
-        if s.phase == GAME_OVER:
-            if s.current_player != -1:
+        if self.phase == GAME_OVER:
+            if self.current_player != -1:
                 raise bad("a finished game has no current player")
         else:
-            if s.current_player not in (0, 1):
+            if self.current_player not in (0, 1):
                 raise bad("a running game needs a current player")
-            if s.phase in (MAIN, SHAMAN) and s.current_player != s.active:
+            if self.phase in (MAIN, SHAMAN) and self.current_player != self.active:
                 raise bad("MAIN and SHAMAN decisions belong to the active player")
-            if s.phase == PICK and (s.land < 0 or min(s.bays[2 * s.land], s.bays[2 * s.land + 1]) < 0):
+            land = self.land
+            if self.phase == PICK and (land < 0 or min(self.bays[2 * land], self.bays[2 * land + 1]) < 0):
                 raise bad("PICK needs two cards at the landing segment")
-            if s.phase == BUY_WINDOW and s.trigger < 0:
+            if self.phase == BUY_WINDOW and self.trigger < 0:
                 raise bad("a buy window needs a triggering player")
-            if s.phase == PRIESTESS and sum(s.crater) == 0 and not game.options["priestess_optional"]:
+            if self.phase == PRIESTESS and sum(self.crater) == 0 and not game.options["priestess_optional"]:
                 raise bad("PRIESTESS without any lava chip")
-        s.refresh()
-        if s.phase != GAME_OVER and not s._compute_legal():
-            raise bad("no legal action in this position")
-        return s
+            if not self._compute_legal():
+                raise bad("no legal action in this position")
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _load_scorings(v: Any, game: Game) -> list[tuple]:
+    if not isinstance(v, list) or len(v) > C.NUM_ROUNDS:
+        raise FieldError(f"must be a list of at most {C.NUM_ROUNDS} entries")
+    out = []
+    for e in v:
+        if not isinstance(e, list) or len(e) != SCORING_PARTS:
+            raise FieldError(f"a scoring entry must have {SCORING_PARTS} parts")
+        r, st, sh, hd, own, pt = e
+        ok = r in (1, 2) and isinstance(st, list) and len(st) == C.NUM_FIELDS and isinstance(sh, list) and \
+            len(sh) == C.NUM_PLAYERS and isinstance(hd, list) and len(hd) == C.NUM_PLAYERS and \
+            all(isinstance(h, list) and len(h) == C.NUM_FACES for h in hd) and isinstance(own, list) and \
+            len(own) == C.NUM_SCORING_CARDS and isinstance(pt, list) and len(pt) == C.NUM_PLAYERS and \
+            all(_is_int(x) for x in st + sh + own + pt + hd[0] + hd[1])
+        if not ok:
+            raise FieldError("malformed scoring entry")
+        out.append((r, tuple(st), tuple(sh), tuple(tuple(h) for h in hd), tuple(own), tuple(pt)))
+    return out
+
+
+def _dump_scorings(v: list[tuple]) -> list[list]:
+    return [[r, list(st), list(sh), [list(h) for h in hd], list(sc), list(pt)] for r, st, sh, hd, sc, pt in v]
+
+
+#: the parts of a recorded scoring: round, statues, shamans, hands, scoring-card owners, points
+SCORING_PARTS = 6
+P_LAST = C.NUM_PLAYERS - 1
+MAX_TURNS = 10**7
+MAX_SCORE = 10**6
+MAX_DISCARD = 100
+
+#: every field of a position, declared once: clone, JSON save/load and the per-field checks follow
+SCHEMA = StateSchema("haus_der_sonne", [
+    RngField(doc="the chance stream (palm piles are shuffled at setup)"),
+    Int("round", 1, C.NUM_ROUNDS, doc="1 or 2"),
+    Int("start_player", 0, P_LAST, doc="who started the game"),
+    Int("active", 0, P_LAST, doc="the owner of the turn"),
+    Int("current_player", -1, P_LAST, doc="who decides; -1 at the end"),
+    Int("phase", 0, GAME_OVER, doc="MAIN..GAME_OVER (Phase)"),
+    Int("turn", 0, MAX_TURNS, doc="turns played"),
+    Int("boat", 0, C.NUM_SEGMENTS - 1, doc="the boat's segment"),
+    IntList("disc", C.NUM_PLAYERS * C.NUM_DISCS, -1, C.NUM_SEGMENTS - 1,
+            doc="disc[5p + v-1]: the segment of player p's disc v, -1 = supply"),
+    IntList("lava_disc", C.NUM_PLAYERS, -1, C.NUM_SEGMENTS - 1, doc="each lava disc's segment or -1 (tactical)"),
+    IntList("shaman", C.NUM_PLAYERS, 0, C.NUM_SHAMAN_NODES - 1, doc="shaman node: 0..17 field, 18+s beach"),
+    IntList("statue", C.NUM_FIELDS, -1, P_LAST, doc="owner of the statue on each field, or -1"),
+    IntList("crater", C.NUM_SEGMENTS, 0, C.LAVA_CHIPS, doc="lava chips on each crater segment"),
+    IntList("bays", C.NUM_BAYS, -1, C.NUM_FACES - 1, doc="bays[2s+k]: the card face in a bay, or -1"),
+    Nested("piles", (C.PALM_DECKS, None), 0, C.NUM_FACES - 1, doc="the palm piles (face ids, drawn from the end)"),
+    Nested("hand", (C.NUM_PLAYERS, C.NUM_FACES), 0, None, doc="hand[p][face]: cards kept"),
+    IntList("discard", C.NUM_FACES, 0, MAX_DISCARD, doc="discarded cards per face"),
+    IntList("sc_owner", C.NUM_SCORING_CARDS, -1, P_LAST, doc="owner of each scoring card, -1 = on the board"),
+    Bool("priestess_available", doc="the board's priestess card can still be bought"),
+    IntList("score", C.NUM_PLAYERS, 0, MAX_SCORE, doc="points"),
+    Int("land", -1, C.NUM_SEGMENTS - 1, doc="the landing segment being resolved, or -1"),
+    Int("second", -1, P_LAST, doc="the second receiver of a landing, or -1"),
+    Int("resume", STG_NONE, STG_WINDOW, doc="where an automatic landing/scoring sequence resumes"),
+    Int("trigger", -1, P_LAST, doc="the player who triggered the buy window, or -1"),
+    BoolList("win_passed", C.NUM_PLAYERS, doc="who passed in the buy window"),
+    Int("win_last", -1, P_LAST, doc="the last buyer in the buy window, or -1"),
+    Bool("pending_chip", doc="a lava chip still to be placed (tactical, A-40)"),
+    Custom("scorings", copy=list.copy, save=_dump_scorings, load=_load_scorings,
+           doc="the record of each scoring (immutable tuples)"),
+    Cache("beach_sum", copy=list.copy, doc="beach_sum[p*6 + s]: the sum of player p's discs on beach s"),
+    Cache("_legal", doc="the legal actions (a tuple, never mutated)"),
+    Cache("_mask", doc="the read-only legal mask"),
+])
+HausDerSonneState.schema = SCHEMA
+HausDerSonneState.clone = SCHEMA.bind(HausDerSonneState)  # type: ignore[method-assign]
 
 
 HausDerSonneGame.state_class = HausDerSonneState
