@@ -1,0 +1,72 @@
+"""Block networks: one encoder per named observation block (see envs/core/observation.py).
+
+Rule: a block whose shape has at least two trailing dims, the last two both >= 5, is spatial:
+its leading dims are folded into channels and it gets a small conv stack and global average
+pooling. Every other block is flattened and all are concatenated into one MLP input.
+Heads: policy logits over the flat action space (mask outside with -inf on illegal actions);
+value head: one value per seat, egocentric (index 0 = the observing player), tanh-squashed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+
+@dataclass(frozen=True)
+class BlockNetConfig:
+    channels: int = 32
+    conv_layers: int = 2
+    flat_hidden: int = 128
+    trunk_hidden: int = 128
+
+
+def is_spatial(shape: tuple[int, ...]) -> bool:
+    """Whether a block is encoded by convolutions (two trailing dims of size >= 5)."""
+    return len(shape) >= 2 and shape[-1] >= 5 and shape[-2] >= 5
+
+
+class BlockNet(nn.Module):
+    def __init__(self, spec, num_actions: int, num_players: int, config: BlockNetConfig | None = None) -> None:
+        super().__init__()
+        cfg = config or BlockNetConfig()
+        self.structure = spec._structure_cached()
+        self.spatial: list[str] = []
+        self.flat: list[str] = []
+        convs = {}
+        for name, (shape, _lo, _hi, _sl) in self.structure.items():
+            if is_spatial(shape):
+                cin = 1
+                for d in shape[:-2]:
+                    cin *= d
+                layers: list[nn.Module] = []
+                for _ in range(cfg.conv_layers):
+                    layers += [nn.Conv2d(cin, cfg.channels, 3, padding=1), nn.ReLU()]
+                    cin = cfg.channels
+                convs[name] = nn.Sequential(*layers)
+                self.spatial.append(name)
+            else:
+                self.flat.append(name)
+        self.convs = nn.ModuleDict(convs)
+        flat_size = sum(self.structure[n][3].stop - self.structure[n][3].start for n in self.flat)
+        self.flat_mlp = nn.Sequential(nn.Linear(flat_size, cfg.flat_hidden), nn.ReLU()) if flat_size else None
+        width = cfg.channels * len(self.spatial) + (cfg.flat_hidden if flat_size else 0)
+        self.trunk = nn.Sequential(nn.Linear(width, cfg.trunk_hidden), nn.ReLU())
+        self.features_dim = cfg.trunk_hidden
+        self.policy = nn.Linear(cfg.trunk_hidden, num_actions)
+        self.value = nn.Linear(cfg.trunk_hidden, num_players)
+
+    def features(self, obs: torch.Tensor) -> torch.Tensor:
+        parts = []
+        for name in self.spatial:
+            shape, _lo, _hi, sl = self.structure[name]
+            x = obs[:, sl].reshape(obs.shape[0], -1, shape[-2], shape[-1])
+            parts.append(self.convs[name](x).mean(dim=(2, 3)))
+        if self.flat_mlp is not None:
+            parts.append(self.flat_mlp(torch.cat([obs[:, self.structure[n][3]] for n in self.flat], dim=1)))
+        return self.trunk(torch.cat(parts, dim=1))
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        h = self.features(obs)
+        return self.policy(h), torch.tanh(self.value(h))
