@@ -9,13 +9,19 @@ value head: one value per seat, egocentric (index 0 = the observing player), tan
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import torch
 from torch import nn
 
+if TYPE_CHECKING:  # pragma: no cover
+    from meeplezoo.envs.core.observation import ObservationSpec
+
 
 @dataclass(frozen=True)
 class BlockNetConfig:
+    """Widths of a :class:`BlockNet` (the defaults stay well under a million parameters in every game)."""
+
     channels: int = 32
     conv_layers: int = 2
     flat_hidden: int = 128
@@ -28,10 +34,15 @@ def is_spatial(shape: tuple[int, ...]) -> bool:
 
 
 class BlockNet(nn.Module):
-    def __init__(self, spec, num_actions: int, num_players: int, config: BlockNetConfig | None = None) -> None:
+    """A policy-value network read off a game's observation blocks (``game.observation_spec``):
+    ``forward(flat_obs) -> (logits, values)``, logits over every action id (mask illegal ones outside),
+    values one per seat, egocentric (index 0 = the observing player), in [-1, 1]."""
+
+    def __init__(self, spec: ObservationSpec, num_actions: int, num_players: int,
+                 config: BlockNetConfig | None = None) -> None:
         super().__init__()
         cfg = config or BlockNetConfig()
-        self.structure = spec._structure_cached()
+        self.structure = spec.structure()
         self.spatial: list[str] = []
         self.flat: list[str] = []
         convs = {}
@@ -58,6 +69,7 @@ class BlockNet(nn.Module):
         self.value = nn.Linear(cfg.trunk_hidden, num_players)
 
     def features(self, obs: torch.Tensor) -> torch.Tensor:
+        """The trunk's output for a batch of flat observations ``(batch, size)``."""
         parts = []
         for name in self.spatial:
             shape, _lo, _hi, sl = self.structure[name]
