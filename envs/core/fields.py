@@ -119,27 +119,11 @@ class Bool(Field):
         return value
 
 
-@dataclass(frozen=True)
-class Float(Field):
-    """A finite float in ``[lo, hi]``."""
-
-    lo: float | None = None
-    hi: float | None = None
-
-    def check(self, value: Any, game: Game) -> Any:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value \
-                or value in (float("inf"), float("-inf")):
-            raise FieldError(f"must be a finite number, got {value!r}")
-        if (self.lo is not None and value < self.lo) or (self.hi is not None and value > self.hi):
-            raise FieldError(f"={value} is outside {_bounds_text(self.lo, self.hi)}")
-        return float(value)
-
-
 def _check_ints(v: Any, lo: Any, hi: Any, where: str) -> list[int]:
     if not isinstance(v, list):
         raise FieldError(f"{where}must be a list, got {type(v).__name__}")
     for x in v:
-        if not _is_int(x) and not (lo == 0 and hi == 1 and isinstance(x, bool)):
+        if not _is_int(x):
             raise FieldError(f"{where}must hold ints, got {x!r}")
         if (lo is not None and x < lo) or (hi is not None and x > hi):
             raise FieldError(f"{where}value {x} is outside {_bounds_text(lo, hi)}")
