@@ -11,7 +11,6 @@ from meeplezoo.envs.template.state import TemplateGame, TemplateState
 from meeplezoo.registry import GAMES, discover
 from meeplezoo.testing import CHECKS, check_game
 
-
 #: games whose state is not yet declared in a StateSchema (the port is under way): every other check
 #: must pass, the schema check is expected to fail until then (strict: a finished port must say so here)
 SCHEMA_PENDING = {"kerala", "hawaii", "asara"}

@@ -285,7 +285,7 @@ class AsaraGame(Game):
         self.total_cards = C.NUM_SUITS * self.cards_per_suit
 
     def new_state(self, seed: int | None = None) -> AsaraState:
-        return AsaraState(self, seed)
+        return AsaraState.initial(self, seed)
 
 
 class AsaraState(State):
@@ -396,12 +396,17 @@ class AsaraState(State):
 
     # ---------------------------------------------------------- position API
     @classmethod
+    def initial(cls, game: AsaraGame, seed: int | None = None) -> AsaraState:
+        """The position after setup, every setup draw from ``seed``."""
+        return cls(game, seed)
+
+    @classmethod
     def from_position(cls, game: AsaraGame, seed: int = 0, **fields: Any) -> AsaraState:
         """A state after setup with ``fields`` overwritten (for hand-made test positions)."""
-        s = cls(game, seed)
+        s = cls.initial(game, seed)
         for k, v in fields.items():
-            if not hasattr(s, k):
-                raise AttributeError(f"AsaraState has no field {k!r}")
+            if not hasattr(s, k) or k.startswith("_") or k == "game":
+                raise ValueError(f"asara: unknown state field {k!r}")
             setattr(s, k, v)
         s.refresh()
         return s
@@ -1386,12 +1391,17 @@ class AsaraState(State):
         s.hand_n = [0] * game.num_players
         s._mask = None
         s._legal = None
-        s._validate(bad)
+        s.validate()
         s.refresh()
         return s
 
-    def _validate(self, bad: Any) -> None:
-        """Lengths, ranges and conservation of cards, tiles, lighted windows and points."""
+    def validate(self) -> None:
+        """Lengths, ranges and conservation of cards, tiles, lighted windows and points
+        (raises :class:`CorruptStateError` naming the first broken one)."""
+
+        def bad(msg: str) -> None:
+            raise CorruptStateError(f"corrupt saved asara state: {msg}")
+
         g = self.game
         n = g.num_players
         lengths = {"money": n, "pp": n, "hand": 5 * n, "laid_up": 5 * n, "laid_down": 5 * n, "five_by": n,

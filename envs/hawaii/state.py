@@ -268,7 +268,7 @@ class HawaiiGame(Game):
         return dist, beach
 
     def new_state(self, seed: int | None = None) -> HawaiiState:
-        return HawaiiState.new_game(self, seed)
+        return HawaiiState.initial(self, seed)
 
 
 class HawaiiState(State):
@@ -294,7 +294,7 @@ class HawaiiState(State):
 
     # ------------------------------------------------------------------ setup
     @classmethod
-    def new_game(cls, game: HawaiiGame, seed: int | None = None) -> HawaiiState:
+    def initial(cls, game: HawaiiGame, seed: int | None = None) -> HawaiiState:
         s = cls.__new__(cls)
         s.game = game
         o = game.options
@@ -352,13 +352,17 @@ class HawaiiState(State):
     @classmethod
     def from_position(cls, game: HawaiiGame, seed: int = 0, **fields: Any) -> HawaiiState:
         """A new game with the given public fields replaced (for hand-made test positions)."""
-        s = cls.new_game(game, seed)
+        s = cls.initial(game, seed)
         for k, v in fields.items():
             if not hasattr(s, k) or k.startswith("_") or k == "game":
                 raise ValueError(f"hawaii: unknown state field {k!r}")
             setattr(s, k, v)
         s.refresh()
         return s
+
+    def validate(self) -> None:
+        """Raise :class:`CorruptStateError` if counts, ranges or component totals are inconsistent."""
+        _validate_state(self)
 
     def refresh(self) -> None:
         """Recompute caches (tile counts per player, current player, mask) after fields were edited."""
@@ -1592,7 +1596,7 @@ class HawaiiState(State):
             raise CorruptStateError("hawaii: bad rng state")
         s.rng = Rng(data["rng"])
         s.payments = [tuple(x) for x in _list(data["payments"], "payments")]
-        validate_state(s)
+        s.validate()
         s._mask = None
         s.refresh()
         if not s.terminal:
@@ -1627,7 +1631,7 @@ def _int(x: Any, name: str, lo: int, hi: int) -> int:
     return x
 
 
-def validate_state(s: HawaiiState) -> None:
+def _validate_state(s: HawaiiState) -> None:
     """Reject a loaded state whose counts, ranges or component totals are inconsistent."""
     g = s.game
     n = g.num_players

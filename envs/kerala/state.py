@@ -200,7 +200,7 @@ class KeralaGame(Game):
         return r - self.radius - 1, c - self.radius - 1
 
     def new_state(self, seed: int | None = None) -> KeralaState:
-        return KeralaState.new_game(self, seed)
+        return KeralaState.initial(self, seed)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -618,7 +618,7 @@ class KeralaState(State):
 
     # -- construction ----------------------------------------------------------------------------
     @classmethod
-    def new_game(cls, game: KeralaGame, seed: int | None = None) -> KeralaState:
+    def initial(cls, game: KeralaGame, seed: int | None = None) -> KeralaState:
         """Setup (§2): start tiles, random removals of non-player colours, first offer."""
         s = cls(game)
         s.rng = Rng(seed)
@@ -684,11 +684,11 @@ class KeralaState(State):
         s.pending = game.cell_of(*pending) if pending is not None else -1
         if phase == C.PHASE_END:
             s.current_player = -1
-        s.invalidate()
+        s.refresh()
         s.validate()
         return s
 
-    def invalidate(self) -> None:
+    def refresh(self) -> None:
         """Recompute derived data after fields were edited by hand (sort elephants/offer, unseen counts, caches)."""
         g = self.game
         for el in self.elephants:
@@ -1187,7 +1187,7 @@ class KeralaState(State):
         pend = data["pending"]
         s.pending = -1 if pend is None else game.cell_of(_int(pend[0]), _int(pend[1]))
         offer_order = list(s.offer)
-        s.invalidate()
+        s.refresh()
         if s.offer != offer_order:
             raise CorruptStateError("kerala: offer is not in canonical order")
         s.validate()

@@ -6,13 +6,13 @@ from hawaii_helpers import play_random
 
 from meeplezoo.envs.hawaii import actions as A
 from meeplezoo.envs.hawaii.components import NUM_ISLANDS, NUM_TOKENS, SUPPLY
-from meeplezoo.envs.hawaii.state import VP_FINAL, HawaiiGame, HawaiiState, validate_state
+from meeplezoo.envs.hawaii.state import VP_FINAL, HawaiiGame, HawaiiState
 
 GAMES = {2: 90, 3: 70, 4: 70, 5: 70}  # 300 games
 
 
 def _check_position(s: HawaiiState) -> None:
-    validate_state(s)  # every token, tile, island and god in exactly one place
+    s.validate()  # every token, tile, island and god in exactly one place
     n = s.game.num_players
     for p in range(n):
         assert min(s.res[p]) >= 0
@@ -211,7 +211,7 @@ def test_determinize_resamples_hidden_order_only():
         assert sorted(d.god_stacks[0] + d.god_stacks[1]) == sorted(s.god_stacks[0] + s.god_stacks[1])
         assert [st[-1] for st in d.god_stacks if st] == [st[-1] for st in s.god_stacks if st]
         seen_diff |= d.god_stacks != s.god_stacks or d.isl_stack != s.isl_stack or d.rng.s != s.rng.s
-        validate_state(d)
+        d.validate()
     assert seen_diff
     for r in (3, np.random.default_rng(2)):
         assert s.determinize(0, r).legal_actions() == s.legal_actions()

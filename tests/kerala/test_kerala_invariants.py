@@ -229,7 +229,7 @@ def test_invalidate_after_hand_edits(kit):
     tile = s.bag.pop()
     s.stacks[0][game.cell_of(0, 1)] = (tile * 4,)
     s.elephants[0] = [game.cell_of(0, 1), game.start_cell]  # unsorted on purpose
-    s.invalidate()
+    s.refresh()
     assert s.elephants[0] == sorted(s.elephants[0])
     s.validate()
     sym = game.tile_symbols[tile]

@@ -211,7 +211,7 @@ def test_hand_edit_then_invalidate_rebuilds_observation(kit, derived):
     tile = s.bag.pop()
     s.stacks[0][game.cell_of(0, 1)] = (tile * 4,)
     s.elephants[0] = [game.cell_of(0, 1), game.start_cell]
-    s.invalidate()
+    s.refresh()
     for p in range(2):
         assert np.array_equal(s.observe(p), reference_observation(s, p))
 
