@@ -13,7 +13,8 @@ Checks (``checks=`` selects some, by name):
 * ``api``: PettingZoo's ``api_test`` on ``env()``;
 * ``seed``: PettingZoo's ``seed_test`` (same seed, same game) and ``render_test``;
 * ``random_games``: random games keep the protocol: a mask of the right shape that is never empty
-  before the end and empty after, the acting player's observation float32 of ``observation_shape``,
+  before the end and empty after, read-only (the ``State.legal_mask`` contract), the acting player's
+  observation float32 of ``observation_shape``,
   finite and within the declared observation space, unique action names, zero-sum ``win`` and ``rank``
   returns, and the game's invariants (``state.check_invariants() -> list[str]`` if the State has it,
   and ``invariants(state)`` if given) after every decision;
@@ -110,6 +111,7 @@ def _check_random_games(game: Game, env_fn: Callable[..., Any], seeds: Sequence[
                 break
             mask = state.legal_mask()
             assert mask.dtype == bool and mask.shape == (game.num_actions,), f"{where}: bad mask {mask.dtype}"
+            assert not mask.flags.writeable, f"{where}: legal_mask() must be read-only (the State.legal_mask contract)"
             assert mask.any(), f"{where}, seed {seed}: empty mask before the end"
             obs = state.observe(state.current_player)
             assert obs.dtype == np.float32 and obs.shape == game.observation_shape, (

@@ -485,8 +485,9 @@ class AsaraState(State):
             m = np.zeros(self.game.num_actions, dtype=bool)
             if self.phase != PH_DONE:
                 m[self.legal_actions()] = True
+            m.flags.writeable = False  # the State.legal_mask contract: read-only, cached, shareable
             self._mask = m
-        return m.copy()  # callers may write into their mask; the cached one stays intact
+        return m
 
     def legal_actions(self) -> list[int]:
         ids = self._legal

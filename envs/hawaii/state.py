@@ -999,6 +999,7 @@ class HawaiiState(State):
             if len(legal) != 1:
                 m = np.zeros(self.game.num_actions, dtype=bool)
                 m[legal] = True
+                m.flags.writeable = False  # the State.legal_mask contract
                 self._mask = m
                 return
             self._step(legal[0])
