@@ -7,6 +7,8 @@ matching rule options (``state.AsaraGame.options_spec``) can override them.
 
 from __future__ import annotations
 
+from enum import IntEnum
+
 # -- card suits (colours of buyer cards; unrelated to tower materials) ------
 NUM_SUITS = 5
 SUIT_NAMES = ("S0", "S1", "S2", "S3", "S4")
@@ -77,3 +79,19 @@ MAX_HEIGHT_NORM = 11.0
 # -- colours for the picture --------------------------------------------------------------
 MATERIAL_RGB = ((139, 90, 43), (60, 140, 60), (200, 40, 40), (35, 35, 35), (240, 240, 235))
 SUIT_RGB = ((40, 90, 200), (140, 60, 170), (40, 160, 80), (220, 160, 30), (200, 80, 60))
+
+
+class Phase(IntEnum):
+    """The phases of a turn (the observation carries them); the state stores the plain int."""
+
+    AREA = 0
+    CARDS = 1
+    SPACE = 2
+    MARKET = 3
+    SPY_PILE = 4
+    SPY_TAKE = 5
+    BUILD = 6
+    LIT_OFFER = 7
+    LIT_KEEP = 8
+    DONE = 9
+

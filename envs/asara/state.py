@@ -50,8 +50,9 @@ from .actions import (
 
 # phases of a turn (the observation carries them)
 (PH_AREA, PH_CARDS, PH_SPACE, PH_MARKET, PH_SPY_PILE, PH_SPY_TAKE, PH_BUILD, PH_LIT_OFFER, PH_LIT_KEEP,
- PH_DONE) = range(10)
-NUM_PHASES = 9
+ PH_DONE) = (int(p) for p in C.Phase)
+#: the phases in which a player decides (all but DONE)
+NUM_PHASES = int(C.Phase.DONE)
 PHASE_NAMES = ("select area", "select cards", "select space", "market purchase", "spies: choose pile",
                "spies: take", "build", "lighted windows: offer", "lighted windows: keep", "game over")
 PAIR_CARD = 5  # sp_card value of a face-down pair

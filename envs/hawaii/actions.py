@@ -32,9 +32,10 @@ from .components import (
     RESOURCE_NAMES,
     SEQ_SPACES,
     TYPE_NAMES,
+    Phase,
 )
 
-MAIN, TOKEN, TILE, SIDE, ROW, PAY, SPLIT, KANE, FISH, BOATS, IRRIG = range(11)
+MAIN, TOKEN, TILE, SIDE, ROW, PAY, SPLIT, KANE, FISH, BOATS, IRRIG = (int(p) for p in Phase)
 PHASE_NAMES = ("main", "token", "tile", "side", "row", "pay", "split", "kane", "fish", "boats", "irrigation")
 NUM_PHASES = len(PHASE_NAMES)
 

@@ -6,6 +6,8 @@ ASSUMPTION are defaults of rule options in ``state.HawaiiGame.options_spec``.
 
 from __future__ import annotations
 
+from enum import IntEnum
+
 # --- tile types (global index, rules file §17.2) -------------------------------------------
 START_HUT = 0
 SHELL_HUT, FOOT_HUT, SPEAR_HUT, EXCHANGE_HUT, LONG_HUT = 1, 2, 3, 4, 5
@@ -142,3 +144,20 @@ NUM_ROUNDS = 5
 # Kane's Tiki payments (any 2 units): index 1..6 of the KANE decision.
 KANE_PAYMENTS = ((2, 0, 0), (1, 1, 0), (1, 0, 1), (0, 2, 0), (0, 1, 1), (0, 0, 2))
 KANE_PAYMENT_NAMES = ("SS", "SF", "SR", "FF", "FR", "RR")
+
+
+class Phase(IntEnum):
+    """The decision phases of a turn (sub-decisions after MAIN); the state stores the plain int."""
+
+    MAIN = 0
+    TOKEN = 1
+    TILE = 2
+    SIDE = 3
+    ROW = 4
+    PAY = 5
+    SPLIT = 6
+    KANE = 7
+    FISH = 8
+    BOATS = 9
+    IRRIG = 10
+

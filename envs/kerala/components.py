@@ -7,6 +7,8 @@ selected by the ``tile_composition`` option, never a literal in the rules code.
 
 from __future__ import annotations
 
+from enum import IntEnum
+
 # -- colours ------------------------------------------------------------------
 COLOURS: tuple[str, ...] = ("blue", "black", "green", "purple", "red")
 NUM_COLOURS = 5
@@ -83,12 +85,20 @@ DIRECTIONS: tuple[tuple[int, int], ...] = ((-1, 0), (0, 1), (1, 0), (0, -1))
 DIRECTION_NAMES: tuple[str, ...] = ("N", "E", "S", "W")
 
 # -- decision phases (rules file §13.2) ---------------------------------------------------
-PHASE_PICK = 0
-PHASE_MOVE_ELEPHANT = 1
-PHASE_MOVE_TILE_SRC = 2
-PHASE_MOVE_TILE_DST = 3
-PHASE_MOVE_TILE_ROT = 4
-PHASE_END = 5
+class Phase(IntEnum):
+    """The decision phases; the state stores the plain int."""
+
+    PICK = 0
+    MOVE_ELEPHANT = 1
+    MOVE_TILE_SRC = 2
+    MOVE_TILE_DST = 3
+    MOVE_TILE_ROT = 4
+    END = 5
+
+
+PHASE_PICK, PHASE_MOVE_ELEPHANT, PHASE_MOVE_TILE_SRC, PHASE_MOVE_TILE_DST, PHASE_MOVE_TILE_ROT, PHASE_END = (
+    int(p) for p in Phase)
 PHASE_NAMES: tuple[str, ...] = ("pick", "move-elephant", "move-tile source", "move-tile destination",
                                 "move-tile rotation", "end")
-NUM_PHASES = 5
+#: the phases in which a player decides (all but END)
+NUM_PHASES = int(Phase.END)
