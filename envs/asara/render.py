@@ -14,11 +14,10 @@ import numpy as np
 
 from . import components as C
 from .actions import PAIRS
+from .state import PAIR_CARD
 
 if TYPE_CHECKING:
     from .state import AsaraState
-
-PAIR_CARD = 5
 
 
 def _kind_str(x: int) -> str:
