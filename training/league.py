@@ -53,6 +53,7 @@ import importlib.util
 import math
 import os
 import re
+import signal
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -402,8 +403,17 @@ class ProcessExecutor:
     def __init__(self, spec: WorkerSpec, workers: int) -> None:
         import multiprocessing as mp
 
-        self.pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
-                                           initializer=_init_worker, initargs=(spec, os.getpid()))
+        # The workers start with Ctrl-C ignored (a disposition that survives spawn's exec), so a Ctrl-C that
+        # lands while one is still starting cannot print its traceback; the league process handles it, once.
+        main = threading.current_thread() is threading.main_thread()
+        old = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+        try:
+            self.pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
+                                               initializer=_init_worker, initargs=(spec, os.getpid()))
+            cf.wait([self.pool.submit(os.getpid) for _ in range(workers)])  # start every worker now
+        finally:
+            if main:
+                signal.signal(signal.SIGINT, old)
 
     def submit(self, task: MatchTask) -> cf.Future:
         return self.pool.submit(play_task, None, task)
