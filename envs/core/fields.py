@@ -53,7 +53,8 @@ class FieldError(ValueError):
     """A value that does not fit its field's declaration (converted to ``CorruptStateError`` on load)."""
 
 
-def _is_int(x: Any) -> bool:
+def is_int(x: Any) -> bool:
+    """Whether ``x`` is an int and not a bool (the one test of every int field)."""
     return type(x) is int or (isinstance(x, int) and not isinstance(x, bool))
 
 
@@ -96,7 +97,7 @@ class Int(Field):
     hi: Bound = None
 
     def check(self, value: Any, game: Game) -> Any:
-        if not _is_int(value):
+        if not is_int(value):
             raise FieldError(f"must be an int, got {value!r}")
         lo, hi = _resolve(self.lo, game), _resolve(self.hi, game)
         if (lo is not None and value < lo) or (hi is not None and value > hi):
@@ -123,7 +124,7 @@ def _check_ints(v: Any, lo: Any, hi: Any, where: str) -> list[int]:
     if not isinstance(v, list):
         raise FieldError(f"{where}must be a list, got {type(v).__name__}")
     for x in v:
-        if not _is_int(x):
+        if not is_int(x):
             raise FieldError(f"{where}must hold ints, got {x!r}")
         if (lo is not None and x < lo) or (hi is not None and x > hi):
             raise FieldError(f"{where}value {x} is outside {_bounds_text(lo, hi)}")
@@ -226,7 +227,7 @@ class RngField(Field):
         object.__setattr__(self, "copy_mode", COPY_CALL)
 
     def check(self, value: Any, game: Game) -> Any:
-        if not _is_int(value) or not 0 <= value < 2**64:
+        if not is_int(value) or not 0 <= value < 2**64:
             raise FieldError(f"must be a 64-bit unsigned int, got {value!r}")
         return Rng(int(value))
 

@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..core.fields import Bool, BoolList, Cache, Custom, FieldError, Int, IntList, Nested, RngField, StateSchema
+from ..core.fields import Bool, BoolList, Cache, Custom, FieldError, Int, IntList, Nested, RngField, StateSchema, is_int
 from ..core.game import CorruptStateError, Game, Option, State, readonly
 from ..core.rng import Rng, as_rng
 from . import actions as A
@@ -882,10 +882,6 @@ class HausDerSonneState(State):
                 raise bad("no legal action in this position")
 
 
-def _is_int(x: Any) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
-
-
 def _load_scorings(v: Any, game: Game) -> list[tuple]:
     if not isinstance(v, list) or len(v) > C.NUM_ROUNDS:
         raise FieldError(f"must be a list of at most {C.NUM_ROUNDS} entries")
@@ -898,7 +894,7 @@ def _load_scorings(v: Any, game: Game) -> list[tuple]:
             len(sh) == C.NUM_PLAYERS and isinstance(hd, list) and len(hd) == C.NUM_PLAYERS and \
             all(isinstance(h, list) and len(h) == C.NUM_FACES for h in hd) and isinstance(own, list) and \
             len(own) == C.NUM_SCORING_CARDS and isinstance(pt, list) and len(pt) == C.NUM_PLAYERS and \
-            all(_is_int(x) for x in st + sh + own + pt + hd[0] + hd[1])
+            all(is_int(x) for x in st + sh + own + pt + hd[0] + hd[1])
         if not ok:
             raise FieldError("malformed scoring entry")
         out.append((r, tuple(st), tuple(sh), tuple(tuple(h) for h in hd), tuple(own), tuple(pt)))
