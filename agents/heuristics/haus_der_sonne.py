@@ -22,6 +22,7 @@ import numpy as np
 
 from meeplezoo.envs.haus_der_sonne import actions as A
 from meeplezoo.envs.haus_der_sonne import components as C
+from meeplezoo.envs.haus_der_sonne.components import FaceType as FT
 from meeplezoo.envs.haus_der_sonne.state import BUY_SHELL, BUY_WINDOW, MAIN, PICK, PRIESTESS, SHAMAN
 
 from ..base import Agent
@@ -135,7 +136,7 @@ class HausDerSonneHeuristic(Agent):
         scorings_left = 2 if state.round == 1 else 1
         t = C.FACE_TYPE[face]
         bonus = 0.4 * C.FACE_BUTTERFLY[face]
-        if t == 0:  # statue: built where the shaman stands
+        if t == FT.STATUE:  # statue: built where the shaman stands
             f = state.shaman[p]
             if f < C.NUM_FIELDS and state.statue[f] < 0 and state.statues_in_supply(p):
                 v = LEVEL_VALUE[C.FIELD_LEVEL[f]]
@@ -144,19 +145,19 @@ class HausDerSonneHeuristic(Agent):
                 mine = sum(1 for g in C.SEGMENT_FIELDS[C.FIELD_SEGMENT[f]] if state.statue[g] == p)
                 return v + 0.5 * mine
             return 0.0
-        if t == 1:  # priestess
+        if t == FT.PRIESTESS:
             return 0.3 + max(0.0, self._best_priestess_gain(state, p))
-        if t == 2:  # shell
+        if t == FT.SHELL:
             return 1.6 + bonus
-        if t == 3:  # fish basket: a majority is 3 points
+        if t == FT.FISH:  # fish basket: a majority is 3 points
             mine, theirs = h[C.FISH] + h[C.FISH_B], q[C.FISH] + q[C.FISH_B]
             gain = 3.0 if mine == theirs else 1.5 if mine + 1 == theirs else 0.8 if mine > theirs else 0.5
             return gain * scorings_left * 0.8 + bonus
-        if t in (4, 5):  # pearls
+        if t in (FT.WHITE, FT.BLACK):  # pearls
             w, b = h[C.WHITE] + h[C.WHITE_B], h[C.BLACK] + h[C.BLACK_B]
-            new = _pearl_points(w + (t == 4), b + (t == 5))
+            new = _pearl_points(w + (t == FT.WHITE), b + (t == FT.BLACK))
             return (new - _pearl_points(w, b)) * scorings_left + bonus
-        if t == 6:  # nautilus
+        if t == FT.NAUTILUS:
             return 3.0 + bonus
         return 0.0
 
@@ -184,13 +185,13 @@ class HausDerSonneHeuristic(Agent):
         if ms and (not os_ or ms > os_ or (ms == os_ and state.game.options["tie_first_picker"] == "active")):
             best = -1e9
             for i, c in enumerate(cards):
-                rest = cards[1 - i] if len(cards) == 2 else -1
+                rest = cards[1 - i] if len(cards) == C.BAYS_PER_SEGMENT else -1
                 give = self.card_value(state, 1 - p, rest) if os_ and not identical else 0.0
                 best = max(best, self.card_value(state, p, c) - 0.8 * give)
             return best
         # the opponent chooses first: assume he takes what is best for him
         his = max(range(len(cards)), key=lambda i: self.card_value(state, 1 - p, cards[i]))
-        rest = cards[1 - his] if len(cards) == 2 else -1
+        rest = cards[1 - his] if len(cards) == C.BAYS_PER_SEGMENT else -1
         mine = self.card_value(state, p, rest) if ms and not identical else 0.0
         return mine - 0.8 * self.card_value(state, 1 - p, cards[his])
 
@@ -311,7 +312,7 @@ class HausDerSonneHeuristic(Agent):
         return 3.0 * sum(1 for f in range(12, 18) if safe(f))
 
     def _buy_value(self, state: Any, p: int, a: int, window: bool) -> float:
-        final = state.round == 2
+        final = state.round == C.FINAL_ROUND
         if a == A.BUY_PASS:
             # a kept shell is worth a point at the end, or a later purchase
             return 1.0 if final else 0.8

@@ -12,11 +12,13 @@ NUM_SEGMENTS = 6
 NUM_PLAYERS = 2
 #: scorings in a game (the first after the 2-palm pile, the second after the 3-palm pile)
 NUM_ROUNDS = 2
+FINAL_ROUND = NUM_ROUNDS
 DISC_VALUES = (1, 2, 3, 4, 5)
 NUM_DISCS = len(DISC_VALUES)
 STATUES_PER_PLAYER = 8
 LAVA_CHIPS = 4
-NUM_BAYS = 2 * NUM_SEGMENTS
+BAYS_PER_SEGMENT = 2
+NUM_BAYS = BAYS_PER_SEGMENT * NUM_SEGMENTS
 
 # -- palm card faces (type, butterfly) ---------------------------------------
 STATUE = 0
@@ -39,9 +41,24 @@ FACE_NAMES = (
     "black pearl", "black pearl*", "nautilus", "nautilus*", "lava",
 )
 FACE_SHORT = ("STA", "PRI", "SHL", "SHL*", "FSH", "FSH*", "WPL", "WPL*", "BPL", "BPL*", "NAU", "NAU*", "LAV")
+
+
+class FaceType(IntEnum):
+    """What a palm card face is, its butterfly aside (``FACE_TYPE[face]``)."""
+
+    STATUE = 0
+    PRIESTESS = 1
+    SHELL = 2
+    FISH = 3
+    WHITE = 4
+    BLACK = 5
+    NAUTILUS = 6
+    LAVA = 7
+
+
 #: the face type of each face (0 statue, 1 priestess, 2 shell, 3 fish, 4 white, 5 black, 6 nautilus, 7 lava)
 FACE_TYPE = (0, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7)
-NUM_FACE_TYPES = 8
+NUM_FACE_TYPES = len(FaceType)
 FACE_TYPE_NAMES = ("statue", "priestess", "shell", "fish", "white pearl", "black pearl", "nautilus", "lava")
 FACE_BUTTERFLY = (0, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0)
 #: faces that stay in a hand after they are received
@@ -62,6 +79,9 @@ DECK_RECONSTRUCTED = (
 )
 DECK_TABLES = {"reconstructed": DECK_RECONSTRUCTED}
 PALM_DECKS = 3
+#: the piles whose exhaustion triggers the first and the second scoring (2 and 3 palms, §11)
+ROUND1_TRIGGER_PILE = 1
+ROUND2_TRIGGER_PILE = 2
 
 # -- scoring board (§3.4) -----------------------------------------------------
 SC_BUTTERFLIES = 0

@@ -185,7 +185,8 @@ def render_rgb(state: HausDerSonneState) -> np.ndarray:
                 continue
             t = C.FACE_TYPE[f]
             dr.rectangle((x - 16, y - 20, x + 16, y + 20), fill=FACE_RGB[t], outline=(20, 20, 20))
-            dr.text((x - 12, y - 8), C.FACE_SHORT[f][:3], fill=(0, 0, 0) if t != 5 else (255, 255, 255), font=font)
+            ink = (255, 255, 255) if t == C.FaceType.BLACK else (0, 0, 0)
+            dr.text((x - 12, y - 8), C.FACE_SHORT[f][:3], fill=ink, font=font)
             if C.FACE_BUTTERFLY[f]:
                 dr.polygon([(x, y + 10), (x - 7, y + 5), (x - 7, y + 16), (x, y + 12), (x + 7, y + 16),
                             (x + 7, y + 5)], fill=(120, 60, 200))

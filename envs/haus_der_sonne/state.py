@@ -33,6 +33,8 @@ MAIN, SHAMAN, PICK, PRIESTESS, BUY_SHELL, BUY_WINDOW, GAME_OVER = (int(p) for p 
 PHASE_NAMES = tuple(p.name.lower() for p in C.Phase)
 # automatic continuation points of a landing / scoring (where play resumes after a sub-decision)
 STG_NONE, STG_SECOND, STG_FINISH, STG_WINDOW = (int(g) for g in C.Stage)
+#: what ``draw_into`` reports: a card drawn; the round's trigger pile emptied; no card left
+DRAW_OK, DRAW_TRIGGER, DRAW_EMPTY = range(3)
 
 SUPPLY = -1
 EMPTY = -1
@@ -500,7 +502,7 @@ class HausDerSonneState(State):
         recv = self.landing_receivers(seg)
         b0, b1 = self.bays[2 * seg], self.bays[2 * seg + 1]
         identical = self.cards_identical(b0, b1)
-        self.second = recv[1] if len(recv) == 2 and not identical else -1
+        self.second = recv[1] if len(recv) == C.NUM_PLAYERS and not identical else -1
         if not recv or (b0 < 0 and b1 < 0):
             self._run(STG_FINISH)
             return
@@ -618,15 +620,16 @@ class HausDerSonneState(State):
     def draw_into(self, bay: int) -> int:
         """Draw palm cards into an empty bay (§9.1); lava cards put chips at the boat (A-25: keep drawing).
 
-        Returns 0 normally, 1 when the draw emptied the pile whose exhaustion triggers the round's
-        scoring, 2 when no card was left for the bay (scoring 2 under ``refill_impossible``).
+        Returns DRAW_OK normally, DRAW_TRIGGER when the draw emptied the pile whose exhaustion
+        triggers the round's scoring, DRAW_EMPTY when no card was left for the bay (scoring 2 under
+        ``refill_impossible``).
         """
         piles = self.piles
         r1 = self.round == 1
         while True:
             d = 0 if piles[0] else 1 if piles[1] else 2 if piles[2] else -1
-            if d < 0 or (r1 and d == 2):
-                return 2
+            if d < 0 or (r1 and d == C.ROUND2_TRIGGER_PILE):
+                return DRAW_EMPTY
             face = piles[d].pop()
             o = self.game.options
             if face == C.LAVA:
@@ -634,20 +637,21 @@ class HausDerSonneState(State):
                 self.place_lava_chip(self.boat)
             else:
                 self.bays[bay] = face
-            if not piles[d] and ((d == 1 and r1) or (d == 2 and o["scoring2_trigger"] == "pile_empty")):
-                return 1
+            if not piles[d] and ((d == C.ROUND1_TRIGGER_PILE and r1)
+                                 or (d == C.ROUND2_TRIGGER_PILE and o["scoring2_trigger"] == "pile_empty")):
+                return DRAW_TRIGGER
             if face != C.LAVA or o["lava_card_refill"] == "leave_gap":
-                return 0
+                return DRAW_OK
 
     def refill(self, seg: int) -> bool:
         """Refill both bays of ``seg`` (A-24, A-51); True when a scoring triggers."""
         for bay in (2 * seg, 2 * seg + 1):
             if self.bays[bay] < 0:
                 r = self.draw_into(bay)
-                if r == 1:
+                if r == DRAW_TRIGGER:
                     return True
-                if r == 2:
-                    return self.round == 2 and self.game.options["scoring2_trigger"] == "refill_impossible"
+                if r == DRAW_EMPTY:
+                    return self.round == C.FINAL_ROUND and self.game.options["scoring2_trigger"] == "refill_impossible"
         return False
 
     # -- scoring -------------------------------------------------------------------
@@ -732,7 +736,7 @@ class HausDerSonneState(State):
     def erupt_and_score(self) -> None:
         """Eruption, points, then round 2 (§11.4) or the end (§11.5)."""
         self.erupt()
-        final = self.round == 2
+        final = self.round == C.FINAL_ROUND
         pts = [self.scoring_points(p, final) for p in (0, 1)]
         for p in (0, 1):
             self.score[p] += sum(pts[p].values())
@@ -767,7 +771,7 @@ class HausDerSonneState(State):
                 seg = (self.boat + i) % C.NUM_SEGMENTS
                 for bay in (2 * seg, 2 * seg + 1):
                     if self.bays[bay] < 0 and self.piles[2]:
-                        if self.draw_into(bay) == 1:
+                        if self.draw_into(bay) == DRAW_TRIGGER:
                             # the 3-palm pile ran out while setting up round 2: scoring 2 at once
                             self.start_scoring(self.trigger)
                             return True
