@@ -22,6 +22,7 @@ import numpy as np
 
 from meeplezoo.envs.haus_der_sonne import actions as A
 from meeplezoo.envs.haus_der_sonne import components as C
+from meeplezoo.envs.haus_der_sonne import queries as Q
 from meeplezoo.envs.haus_der_sonne.components import FaceType as FT
 from meeplezoo.envs.haus_der_sonne.state import BUY_SHELL, BUY_WINDOW, MAIN, PICK, PRIESTESS, SHAMAN
 
@@ -175,9 +176,9 @@ class HausDerSonneHeuristic(Agent):
 
     def landing_value(self, state: Any, p: int, seg: int, my_extra: int = 0) -> float:
         """Value for ``p`` of the boat landing on ``seg`` now (``p`` being the active player)."""
-        ms = state.beach_sum[p * 6 + seg] + my_extra
-        os_ = state.beach_sum[(1 - p) * 6 + seg]
-        b0, b1 = state.bays[2 * seg], state.bays[2 * seg + 1]
+        ms = Q.beach_sum(state, p, seg) + my_extra
+        os_ = Q.beach_sum(state, 1 - p, seg)
+        b0, b1 = Q.bay_pair(state, seg)
         cards = [b for b in (b0, b1) if b >= 0]
         if not cards or (ms == 0 and os_ == 0):
             return 0.0
@@ -225,31 +226,31 @@ class HausDerSonneHeuristic(Agent):
             return self._setup_value(state, p, v, seg) + shaman_gain
         # take back a disc
         v = a - A.TAKE_BACK0 + 1
-        seg = state.disc[p * C.NUM_DISCS + v - 1]
-        ms = state.beach_sum[p * 6 + seg]
-        os_ = state.beach_sum[(1 - p) * 6 + seg]
-        supply = sum(1 for i in range(5) if state.disc[p * 5 + i] < 0)
+        seg = Q.disc_segment(state, p, v)
+        ms = Q.beach_sum(state, p, seg)
+        os_ = Q.beach_sum(state, 1 - p, seg)
+        supply = len(Q.discs_in_supply(state, p))
         loss = 0.0
         if ms > os_ and ms - v <= os_:
             loss = 0.5 * max(0.0, self._segment_prize(state, p, seg))
         return shaman_gain - loss + (0.6 if supply == 0 else 0.1 if supply == 1 else -0.4)
 
     def _segment_prize(self, state: Any, p: int, seg: int) -> float:
-        cards = [b for b in state.bays[2 * seg: 2 * seg + 2] if b >= 0]
+        cards = Q.bay_cards(state, seg)
         return max((self.card_value(state, p, c) for c in cards), default=0.0)
 
     def _setup_value(self, state: Any, p: int, v: int, seg: int) -> float:
         """Placing disc ``v`` on beach ``seg`` (not the boat's): prepares a landing there."""
-        ms = state.beach_sum[p * 6 + seg]
-        os_ = state.beach_sum[(1 - p) * 6 + seg]
+        ms = Q.beach_sum(state, p, seg)
+        os_ = Q.beach_sum(state, 1 - p, seg)
         prize = self._segment_prize(state, p, seg)
         lead_before = ms > os_
         lead_after = ms + v > os_
         val = -0.06 * v
         if lead_after and not lead_before:
-            reach = any(state.disc[p * 5 + d - 1] < 0 and d != v and (state.boat + d) % 6 == seg
+            reach = any(Q.disc_in_supply(state, p, d) and d != v and (state.boat + d) % 6 == seg
                         for d in range(1, 6))
-            opp_reach = any(state.disc[(1 - p) * 5 + d - 1] < 0 and (state.boat + d) % 6 == seg
+            opp_reach = any(Q.disc_in_supply(state, 1 - p, d) and (state.boat + d) % 6 == seg
                             for d in range(1, 6))
             val += prize * (0.6 if reach else 0.35)
             if opp_reach and os_:
@@ -270,8 +271,8 @@ class HausDerSonneHeuristic(Agent):
     def _pick_value(self, state: Any, p: int, a: int) -> float:
         k = a - A.PICK0
         L = state.land
-        mine = state.bays[2 * L + k]
-        rest = state.bays[2 * L + 1 - k]
+        mine = Q.bay(state, L, k)
+        rest = Q.bay(state, L, 1 - k)
         give = self.card_value(state, 1 - p, rest) if state.second == 1 - p else 0.0
         return self.card_value(state, p, mine) - 0.8 * give
 

@@ -21,6 +21,7 @@ import numpy as np
 from ..core.game import scaled_count
 from ..core.observation import ObservationSpec, Observer
 from . import components as C
+from . import queries as Q
 from .state import BUY_SHELL, BUY_WINDOW, GAME_OVER, PRIESTESS
 
 if TYPE_CHECKING:
@@ -116,21 +117,19 @@ def encode_observation(state: HausDerSonneState, player: int, out: np.ndarray | 
     vals_i.append(TURN)
     vals_v.append(scaled_count(state.turn, 150))
     ones.append(BOAT + state.boat)
-    disc = state.disc
+    seg_slots = C.NUM_SEGMENTS + 1  # {supply, beach 0..5}
     for base, p in ((MY_DISCS, me), (OPP_DISCS, op)):
-        k = p * 5
-        for v in range(5):
-            ones.append(base + 7 * v + disc[k + v] + 1)
+        for i, v in enumerate(C.DISC_VALUES):
+            ones.append(base + seg_slots * i + Q.disc_segment(state, p, v) + 1)
     ld = state.lava_disc
     if state.game.tactical:
         ones.append(LAVA_DISCS + ld[me] + 1)
         ones.append(LAVA_DISCS + 7 + ld[op] + 1)
-    bs = state.beach_sum
     for j, p in enumerate((me, op)):
-        for s in range(6):
-            x = bs[p * 6 + s]
+        for s in range(C.NUM_SEGMENTS):
+            x = Q.beach_sum(state, p, s)
             if x:
-                vals_i.append(SUMS + 6 * j + s)
+                vals_i.append(SUMS + C.NUM_SEGMENTS * j + s)
                 vals_v.append(x / 15.0)
     sh = state.shaman
     for j, p in enumerate((me, op)):

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import components as C
+from . import queries as Q
 
 if TYPE_CHECKING:
     from .state import HausDerSonneState
@@ -26,7 +27,7 @@ PHASE_TEXT = ("choose a main action", "move the shaman", "pick a card", "move a 
 
 
 def _discs(state: HausDerSonneState, p: int, seg: int) -> list[int]:
-    return [v + 1 for v in range(C.NUM_DISCS) if state.disc[p * C.NUM_DISCS + v] == seg]
+    return Q.discs_on_segment(state, p, seg)
 
 
 def _field_text(state: HausDerSonneState, f: int) -> str:
@@ -69,9 +70,9 @@ def render_text(state: HausDerSonneState) -> str:
                     d0 += "+L"
                 else:
                     d1 += "+L"
-        beach = f"{d0}={state.beach_sum[s]} | {d1}={state.beach_sum[6 + s]}"
+        beach = f"{d0}={Q.beach_sum(state, 0, s)} | {d1}={Q.beach_sum(state, 1, s)}"
         village = "".join(f"@{p}" for p in (0, 1) if state.shaman[p] == C.BEACH_NODE0 + s)
-        bays = " ".join((C.FACE_SHORT[b] if b >= 0 else "--").ljust(4) for b in state.bays[2 * s: 2 * s + 2])
+        bays = " ".join((C.FACE_SHORT[b] if b >= 0 else "--").ljust(4) for b in Q.bay_pair(state, s))
         fields = " ".join(_field_text(state, C.field_id(lv, s)).ljust(8) for lv in (1, 2, 3))
         chips = "*" * state.crater[s] or "."
         lines.append(f" {s}  {boat} {(beach + village).ljust(20)} {bays.ljust(13)} {fields} {chips}")
@@ -79,7 +80,7 @@ def render_text(state: HausDerSonneState) -> str:
         f"{d + 1}-palm {len(p)}" for d, p in enumerate(state.piles)))
     for p in (0, 1):
         sc = [C.SCORING_CARD_SHORT[i] for i in range(C.NUM_SCORING_CARDS) if state.sc_owner[i] == p]
-        supply = [v + 1 for v in range(C.NUM_DISCS) if state.disc[p * C.NUM_DISCS + v] < 0]
+        supply = Q.discs_in_supply(state, p)
         lines.append(
             f"P{p} ({PLAYER_COLOURS[p]}): score {state.score[p]}  discs {supply or '-'}  statues left "
             f"{state.statues_in_supply(p)}  hand {_hand_text(state, p)}  scoring cards {sc or '-'}"
@@ -179,7 +180,7 @@ def render_rgb(state: HausDerSonneState) -> np.ndarray:
     for s in range(C.NUM_SEGMENTS):
         for k in (0, 1):
             x, y = _pt(268, s + (k - 0.5) * 0.28)
-            f = state.bays[2 * s + k]
+            f = Q.bay(state, s, k)
             if f < 0:
                 dr.rectangle((x - 16, y - 20, x + 16, y + 20), outline=(200, 220, 240))
                 continue
