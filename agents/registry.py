@@ -2,7 +2,8 @@
 
 Examples: ``random``, ``heuristic``, ``mcts:sims=400:rollout=heuristic``,
 ``ppo:runs/kerala/best.zip`` (a bare path ending in ``.zip`` means ``ppo:PATH``),
-``sb3:model.zip`` (a stable-baselines3 model trained elsewhere).
+``sb3:model.zip`` (a stable-baselines3 model trained elsewhere), ``net:runs/exit/kerala/best.zip``
+(a policy-value network alone) and ``netmcts:PATH:time=0.5`` (the search guided by it).
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def parse_spec(spec: str) -> tuple[str, list[str], dict[str, Any]]:
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"agent spec must be a non-empty string, got {spec!r}")
     spec = spec.strip()
-    if spec.endswith(".zip") and not spec.startswith(("ppo:", "sb3:")):
+    if spec.endswith(".zip") and not spec.startswith(("ppo:", "sb3:", "net:", "netmcts:")):
         return "ppo", [spec], {}
     name, *parts = spec.split(":")
     args: list[str] = []
@@ -103,6 +104,20 @@ def _ppo(*args: str, game: str | None = None, num_players: int | None = None, se
     return cls.load(args[0], game=game, num_players=num_players, seed=seed, **options)
 
 
+def _net(*args: str, game: str | None = None, num_players: int | None = None, seed: int | None = None,
+         **options: Any) -> Agent:
+    if len(args) != 1:
+        raise ValueError("agent 'net' needs a network checkpoint path: net:PATH.zip")
+    return _load("meeplezoo.agents.network:load_agent")(args[0], game, num_players, seed=seed, **options)
+
+
+def _netmcts(*args: str, game: str | None = None, num_players: int | None = None, seed: int | None = None,
+             **options: Any) -> Agent:
+    if len(args) != 1:
+        raise ValueError("agent 'netmcts' needs a network checkpoint path: netmcts:PATH.zip[:sims=N|:time=S]")
+    return _load("meeplezoo.agents.network:network_search")(args[0], game, num_players, seed=seed, **options)
+
+
 def _human(*args: str, game: str | None = None, num_players: int | None = None, seed: int | None = None,
            **options: Any) -> Agent:
     cls = _load("meeplezoo.agents.human:HumanAgent")
@@ -113,6 +128,8 @@ register("random", _random)
 register("heuristic", _heuristic)
 register("mcts", _mcts)
 register("ppo", _ppo)
+register("net", _net)
+register("netmcts", _netmcts)
 register("human", _human)
 register("sb3", lambda *a, **kw: _load("meeplezoo.agents.sb3:make_sb3")(*a, **kw))  # plain SB3 models
 

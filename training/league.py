@@ -106,7 +106,7 @@ def spec_files(spec: str) -> dict[str, str]:
     for value in [*args, *kwargs.values()]:
         if isinstance(value, str) and os.path.isfile(value):
             out[value] = file_sha256(value)
-    if name == "ppo" and args and args[0] not in out:
+    if name in ("ppo", "net", "netmcts") and args and args[0] not in out:
         raise ValueError(f"agent {spec!r}: checkpoint {args[0]!r} does not exist")
     return out
 

@@ -11,8 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
 import torch
 from torch import nn
+
+from meeplezoo.agents.network import CONFIG_KEYS, is_spatial
 
 if TYPE_CHECKING:  # pragma: no cover
     from meeplezoo.envs.core.observation import ObservationSpec
@@ -26,11 +29,6 @@ class BlockNetConfig:
     conv_layers: int = 2
     flat_hidden: int = 128
     trunk_hidden: int = 128
-
-
-def is_spatial(shape: tuple[int, ...]) -> bool:
-    """Whether a block is encoded by convolutions (two trailing dims of size >= 5)."""
-    return len(shape) >= 2 and shape[-1] >= 5 and shape[-2] >= 5
 
 
 class BlockNet(nn.Module):
@@ -82,3 +80,16 @@ class BlockNet(nn.Module):
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         h = self.features(obs)
         return self.policy(h), torch.tanh(self.value(h))
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The weights as float32 numpy arrays, named as in ``state_dict`` (what a network checkpoint holds)."""
+        return {k: v.detach().cpu().numpy().astype(np.float32) for k, v in self.state_dict().items()}
+
+    def load_arrays(self, arrays: dict[str, np.ndarray]) -> None:
+        """Set the weights from :meth:`arrays`' output (or a checkpoint's)."""
+        self.load_state_dict({k: torch.as_tensor(np.asarray(v)) for k, v in arrays.items()})
+
+
+def config_dict(config: BlockNetConfig) -> dict[str, int]:
+    """The widths of ``config`` as the network checkpoint's ``config`` entry."""
+    return {k: int(getattr(config, k)) for k in CONFIG_KEYS}

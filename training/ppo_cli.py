@@ -27,10 +27,25 @@ def _widths(text: str) -> list[int]:
 def add_parser(subparsers: Any) -> None:
     from meeplezoo.cli import add_game_args, float_arg, int_arg, output_dir, output_file, seed_arg
 
-    p = subparsers.add_parser("train", help="train a MaskablePPO baseline on one seat of a game",
-                              description="Train MaskablePPO against weighted opponents (and itself with "
-                                          "--self-play); writes best.zip, final.zip, eval.csv and TensorBoard logs.")
+    p = subparsers.add_parser("train", help="train a baseline: MaskablePPO on one seat, or expert iteration",
+                              description="--algo ppo (default): MaskablePPO against weighted opponents (and itself "
+                                          "with --self-play); writes best.zip, final.zip, eval.csv and TensorBoard "
+                                          "logs.  --algo exit: expert iteration, a network trained on the visit "
+                                          "counts of the search it guides (meeplezoo.training.exit); the same --out "
+                                          "continues a run.")
     add_game_args(p)
+    p.add_argument("--algo", choices=("ppo", "exit"), default="ppo", help="training algorithm (default ppo)")
+    ex = p.add_argument_group("expert iteration (--algo exit)")
+    ex.add_argument("--iterations", type=int_arg(1), default=10, help="self-play + training iterations in all "
+                    "(a continued run goes on to this many)")
+    ex.add_argument("--games-per-iteration", type=int_arg(1), default=8, help="self-play games per iteration")
+    ex.add_argument("--sims", type=int_arg(1), default=64, help="search simulations per expert decision")
+    ex.add_argument("--workers", type=int_arg(1), default=1, help="self-play processes")
+    ex.add_argument("--warm-start-games", type=int_arg(0), default=0,
+                    help="heuristic games imitated before the first iteration")
+    ex.add_argument("--eval-every", type=int_arg(1), default=2, help="iterations between evaluations")
+    ex.add_argument("--buffer-size", type=int_arg(1), default=20_000, help="samples kept for training")
+    ex.add_argument("--epochs", type=int_arg(0), default=2, help="passes over the buffer per iteration")
     p.add_argument("--opponents", default=None, metavar="SPEC:W,...",
                    help="weighted opponent specs, e.g. random:1,heuristic:2,mcts:sims=50:1 (the weight is the last "
                         "':' part when it is a number; default random:1,heuristic:1)")
@@ -88,8 +103,38 @@ def add_parser(subparsers: Any) -> None:
     p.set_defaults(func=cmd_evaluate)
 
 
+def cmd_train_exit(args: argparse.Namespace) -> int:
+    from meeplezoo.cli import game_from_args, split_agents
+    from meeplezoo.training.exit import train_exit
+
+    game = game_from_args(args)
+    out = args.out or f"runs/exit/{game.name}"
+    extra = {k: v for k, v in {"lr": args.lr, "batch_size": args.batch_size}.items() if v is not None}
+    if args.eval_against:
+        extra["eval_against"] = tuple(split_agents(args.eval_against))
+    if not args.quiet:
+        print(f"expert iteration on {game.pretty_name} ({game.num_players} players), {args.iterations} iterations "
+              f"of {args.games_per_iteration} games at {args.sims} simulations -> {out}", flush=True)
+    result = train_exit(game.name, out, workers=args.workers, time_limit=args.time_limit,
+                        torch_threads=args.torch_threads, tensorboard=not args.no_tensorboard,
+                        verbose=0 if args.quiet else 1, num_players=game.num_players,
+                        options=dict(game.non_default_options), iterations=args.iterations,
+                        games_per_iteration=args.games_per_iteration, sims=args.sims,
+                        warm_start_games=args.warm_start_games, eval_every=args.eval_every,
+                        eval_games=args.eval_games, buffer_size=args.buffer_size, epochs=args.epochs,
+                        reward_mode=args.reward_mode if args.reward_mode != "score" else "win", seed=args.seed,
+                        **extra)
+    print(result.summary())
+    return 0
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     from meeplezoo.cli import game_from_args, split_agents
+
+    if args.algo == "exit":
+        if args.reward_mode == "score":
+            raise ValueError("--algo exit: --reward-mode must be win or rank (the value head is tanh)")
+        return cmd_train_exit(args)
     from meeplezoo.training.ppo import train
 
     game = game_from_args(args)

@@ -1,0 +1,383 @@
+"""Policy-value networks as agents and as search guidance, run in numpy (no torch needed to play).
+
+A *network checkpoint* is a zip with two members, read without executing code from the file:
+
+* ``meeplezoo.json``: what the network plays (game, number of players, rule options, observation
+  layout version and size, number of actions), its architecture (``"blocknet"`` and its widths) and
+  how it was trained (algorithm, iterations, samples, CPU seconds, seed, command);
+* ``meeplezoo_net.npz``: the weights as plain arrays, named as in the torch module's ``state_dict``
+  (``np.load(..., allow_pickle=False)``).
+
+The architecture is :class:`meeplezoo.training.networks.BlockNet` (built from the game's named
+observation blocks): blocks with two trailing dims >= 5 go through 3x3 convolutions and global average
+pooling, the others through one MLP layer, then a shared trunk, a policy head over every action id and a
+tanh value head with one value per seat, egocentric (entry 0 is the observing player's).
+:func:`forward` computes exactly what the torch module computes (a test checks it), channels-last.
+
+Agents built on it:
+
+* ``net:PATH`` (:class:`NetworkAgent`): the network alone, greedy (``sample=true``: sampled from
+  its policy at ``temperature``);
+* ``netmcts:PATH`` (:func:`network_search`): the search of :mod:`meeplezoo.agents.mcts` with the
+  network's policy as prior and its values at the leaves (:class:`NetworkEvaluator`), every MCTS option
+  accepted (``netmcts:PATH:time=0.5``).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .base import Agent
+from .mcts import Evaluator
+
+#: version of the network checkpoint members (bumped when they change)
+NET_FORMAT = 1
+METADATA_MEMBER = "meeplezoo.json"
+WEIGHTS_MEMBER = "meeplezoo_net.npz"
+ARCHITECTURE = "blocknet"
+#: the metadata member is small; anything near this size is not one
+MAX_METADATA_BYTES = 1 << 20
+#: the largest network a checkpoint may hold (float32 parameters)
+MAX_PARAMETERS = 1 << 26
+#: required metadata keys and their types
+_METADATA_KEYS: dict[str, type] = {
+    "format": int, "architecture": str, "game": str, "num_players": int, "options": dict,
+    "observation_version": int, "observation_size": int, "num_actions": int, "config": dict,
+}
+#: the widths of a BlockNet (``BlockNetConfig`` fields)
+CONFIG_KEYS = ("channels", "conv_layers", "flat_hidden", "trunk_hidden")
+#: a block is spatial (convolved) when its last two dims are both at least this
+MIN_SPATIAL = 5
+SPATIAL_DIMS = 2
+
+
+def is_spatial(shape: tuple[int, ...]) -> bool:
+    """Whether a block is encoded by convolutions (two trailing dims of size >= 5)."""
+    return len(shape) >= SPATIAL_DIMS and shape[-1] >= MIN_SPATIAL and shape[-2] >= MIN_SPATIAL
+
+
+def _game_class(name: str) -> type:
+    from meeplezoo.registry import game_class
+
+    return game_class(name)
+
+
+def network_metadata(game: Any, config: Mapping[str, int], **training: Any) -> dict[str, Any]:
+    """The ``meeplezoo.json`` of a network for ``game`` with widths ``config`` (plus training facts)."""
+    return {"format": NET_FORMAT, "architecture": ARCHITECTURE, "game": game.name,
+            "num_players": game.num_players, "options": dict(game.non_default_options),
+            "observation_version": game.observation_version, "observation_size": int(game.observation_shape[0]),
+            "num_actions": game.num_actions, "config": {k: int(config[k]) for k in CONFIG_KEYS}, **training}
+
+
+def save_network(path: str | Path, arrays: Mapping[str, np.ndarray], metadata: Mapping[str, Any]) -> Path:
+    """Write a network checkpoint (atomically: a partial file never replaces a good one)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    buf = io.BytesIO()
+    np.savez(buf, **{k: np.asarray(v, dtype=np.float32) for k, v in arrays.items()})
+    tmp = path.with_name(path.name + ".tmp")
+    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr(METADATA_MEMBER, json.dumps(dict(metadata), indent=2, sort_keys=True))
+        z.writestr(WEIGHTS_MEMBER, buf.getvalue())
+    tmp.replace(path)
+    return path
+
+
+def read_network_metadata(path: str | Path) -> dict[str, Any]:
+    """The metadata of a network checkpoint (ValueError naming what is wrong if it is not one)."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"network checkpoint {str(path)!r} does not exist")
+    try:
+        with zipfile.ZipFile(path) as z:
+            info = z.getinfo(METADATA_MEMBER)
+            if info.file_size > MAX_METADATA_BYTES:
+                raise ValueError(f"{path}: {METADATA_MEMBER} is {info.file_size} bytes, not a network's metadata")
+            meta = json.loads(z.read(METADATA_MEMBER))
+    except KeyError:
+        raise ValueError(f"{path} is not a meeplezoo network checkpoint (no {METADATA_MEMBER} member)") from None
+    except (zipfile.BadZipFile, OSError, json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"{path} is not a readable network checkpoint: {e}") from None
+    if not isinstance(meta, dict):
+        raise ValueError(f"{path}: {METADATA_MEMBER} must hold a JSON object")
+    for key, typ in _METADATA_KEYS.items():
+        if key not in meta:
+            raise ValueError(f"{path}: {METADATA_MEMBER} lacks {key!r}")
+        if not isinstance(meta[key], typ) or (typ is int and isinstance(meta[key], bool)):
+            raise ValueError(f"{path}: {METADATA_MEMBER} {key!r} must be {typ.__name__}, got {meta[key]!r}")
+    if meta["architecture"] != ARCHITECTURE:
+        raise ValueError(f"{path}: architecture {meta['architecture']!r} is not {ARCHITECTURE!r}")
+    if meta["format"] > NET_FORMAT:
+        raise ValueError(f"{path}: network format {meta['format']} is newer than this meeplezoo reads ({NET_FORMAT})")
+    bad = [k for k in CONFIG_KEYS if not isinstance(meta["config"].get(k), int) or meta["config"][k] < 1]
+    if bad:
+        raise ValueError(f"{path}: config {bad} must be positive ints, got {meta['config']!r}")
+    return meta
+
+
+def _conv3x3(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """A 3x3 convolution with zero padding 1, channels-last: ``x (B, H, W, C)``, ``w`` torch's ``(O, C, 3, 3)``."""
+    bsz, h, wd, _c = x.shape
+    xp = np.zeros((bsz, h + 2, wd + 2, x.shape[3]), dtype=x.dtype)
+    xp[:, 1:-1, 1:-1] = x
+    out = np.empty((bsz, h, wd, w.shape[0]), dtype=x.dtype)
+    out[...] = b
+    wt = np.ascontiguousarray(w.transpose(2, 3, 1, 0))  # (3, 3, C, O)
+    for dy in range(3):
+        for dx in range(3):
+            out += xp[:, dy:dy + h, dx:dx + wd] @ wt[dy, dx]
+    return out
+
+
+class PolicyValueNet:
+    """A BlockNet for one game configuration, evaluated in numpy.
+
+    ``forward(obs)`` takes a batch of flat observations ``(B, size)`` and returns ``(logits (B, actions),
+    values (B, players))``; values are egocentric and in [-1, 1].
+    """
+
+    def __init__(self, game: Any, arrays: Mapping[str, np.ndarray], config: Mapping[str, int],
+                 metadata: Mapping[str, Any] | None = None) -> None:
+        self.game = game
+        self.config = {k: int(config[k]) for k in CONFIG_KEYS}
+        self.metadata = dict(metadata or network_metadata(game, self.config))
+        self.structure = game.observation_spec.structure()
+        self.spatial = [n for n, (shape, *_r) in self.structure.items() if is_spatial(shape)]
+        self.flat = [n for n in self.structure if n not in self.spatial]
+        p = {k: np.asarray(v, dtype=np.float32) for k, v in arrays.items()}
+        expected = self.parameter_shapes(game, self.config)
+        missing = sorted(set(expected) - set(p))
+        extra = sorted(set(p) - set(expected))
+        if missing or extra:
+            raise ValueError(f"network weights do not fit a BlockNet for {game.name} with {self.config}: "
+                             f"missing {missing[:5]}, unexpected {extra[:5]}")
+        wrong = [(k, p[k].shape, s) for k, s in expected.items() if p[k].shape != s]
+        if wrong:
+            k, got, want = wrong[0]
+            raise ValueError(f"network weight {k!r} has shape {got}, expected {want} "
+                             f"({game.name}, {game.num_players} players, {self.config})")
+        self.params = p
+        self.flat_index = np.concatenate([np.arange(self.structure[n][3].start, self.structure[n][3].stop)
+                                          for n in self.flat]) if self.flat else np.zeros(0, dtype=np.intp)
+
+    @staticmethod
+    def parameter_shapes(game: Any, config: Mapping[str, int]) -> dict[str, tuple[int, ...]]:
+        """The name and shape of every weight of a BlockNet for ``game`` (torch ``state_dict`` names)."""
+        ch, layers = int(config["channels"]), int(config["conv_layers"])
+        out: dict[str, tuple[int, ...]] = {}
+        flat_size = 0
+        n_spatial = 0
+        for name, (shape, _lo, _hi, sl) in game.observation_spec.structure().items():
+            if is_spatial(shape):
+                cin = int(np.prod(shape[:-2], dtype=np.int64))
+                for i in range(layers):
+                    out[f"convs.{name}.{2 * i}.weight"] = (ch, cin, 3, 3)
+                    out[f"convs.{name}.{2 * i}.bias"] = (ch,)
+                    cin = ch
+                n_spatial += 1
+            else:
+                flat_size += sl.stop - sl.start
+        width = ch * n_spatial
+        if flat_size:
+            out["flat_mlp.0.weight"] = (int(config["flat_hidden"]), flat_size)
+            out["flat_mlp.0.bias"] = (int(config["flat_hidden"]),)
+            width += int(config["flat_hidden"])
+        th = int(config["trunk_hidden"])
+        out["trunk.0.weight"] = (th, width)
+        out["trunk.0.bias"] = (th,)
+        out["policy.weight"] = (game.num_actions, th)
+        out["policy.bias"] = (game.num_actions,)
+        out["value.weight"] = (game.num_players, th)
+        out["value.bias"] = (game.num_players,)
+        return out
+
+    @property
+    def num_parameters(self) -> int:
+        return int(sum(v.size for v in self.params.values()))
+
+    def forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(logits, values)`` for a batch of flat observations."""
+        obs = np.asarray(obs, dtype=np.float32)
+        if obs.ndim == 1:
+            obs = obs[None]
+        p = self.params
+        parts = []
+        bsz = obs.shape[0]
+        for name in self.spatial:
+            shape, _lo, _hi, sl = self.structure[name]
+            h, w = shape[-2], shape[-1]
+            x = obs[:, sl].reshape(bsz, -1, h, w).transpose(0, 2, 3, 1)
+            for i in range(self.config["conv_layers"]):
+                x = np.maximum(_conv3x3(x, p[f"convs.{name}.{2 * i}.weight"], p[f"convs.{name}.{2 * i}.bias"]), 0)
+            parts.append(x.mean(axis=(1, 2)))
+        if self.flat:
+            z = obs[:, self.flat_index] @ p["flat_mlp.0.weight"].T + p["flat_mlp.0.bias"]
+            parts.append(np.maximum(z, 0))
+        feat = np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
+        hid = np.maximum(feat @ p["trunk.0.weight"].T + p["trunk.0.bias"], 0)
+        logits = hid @ p["policy.weight"].T + p["policy.bias"]
+        values = np.tanh(hid @ p["value.weight"].T + p["value.bias"])
+        return logits, values
+
+    def policy(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The masked softmax policy ``(B, actions)`` (illegal actions get probability 0)."""
+        logits, _ = self.forward(obs)
+        return masked_softmax(logits, np.asarray(masks, dtype=bool).reshape(logits.shape))
+
+    # -- persistence ------------------------------------------------------------------------------
+    def save(self, path: str | Path, **training: Any) -> Path:
+        """Write this network as a checkpoint (``training`` facts are added to its metadata)."""
+        meta = {**self.metadata, **training}
+        return save_network(path, self.params, meta)
+
+    @classmethod
+    def load(cls, path: str | Path, game: Any = None, num_players: int | None = None) -> PolicyValueNet:
+        """Read a checkpoint; with ``game`` (an id or a Game) and ``num_players`` it must be for them.
+
+        A checkpoint for another game, player count, rule options or observation layout is refused with
+        a ValueError saying which.
+        """
+        meta = read_network_metadata(path)
+        gname = game if isinstance(game, str) or game is None else game.name
+        if gname is not None and gname != meta["game"]:
+            raise ValueError(f"{path} is a network for {meta['game']!r}, not {gname!r}")
+        players = num_players if num_players is not None else (
+            game.num_players if game is not None and not isinstance(game, str) else None)
+        if players is not None and players != meta["num_players"]:
+            raise ValueError(f"{path} is a network for {meta['num_players']} players, not {players}")
+        if game is None or isinstance(game, str):
+            game = _game_class(meta["game"])(num_players=meta["num_players"], **meta["options"])
+        elif dict(game.non_default_options) != meta["options"]:
+            raise ValueError(f"{path} was trained with rule options {meta['options']}, "
+                             f"not {dict(game.non_default_options)}")
+        for key, have in (("observation_version", game.observation_version),
+                          ("observation_size", int(game.observation_shape[0])), ("num_actions", game.num_actions)):
+            if meta[key] != have:
+                raise ValueError(f"{path}: {key} {meta[key]} does not match this {game.name} ({have}); "
+                                 f"the network was trained on another observation layout or action set")
+        shapes = cls.parameter_shapes(game, meta["config"])
+        if sum(int(np.prod(s)) for s in shapes.values()) > MAX_PARAMETERS:
+            raise ValueError(f"{path}: a network of more than {MAX_PARAMETERS} parameters is refused")
+        try:
+            with zipfile.ZipFile(path) as z, z.open(WEIGHTS_MEMBER) as f:
+                data = np.load(io.BytesIO(f.read()), allow_pickle=False)
+                arrays = {k: data[k] for k in data.files}
+        except KeyError:
+            raise ValueError(f"{path} has no {WEIGHTS_MEMBER} member") from None
+        except (zipfile.BadZipFile, OSError, ValueError) as e:
+            raise ValueError(f"{path}: unreadable weights: {e}") from None
+        return cls(game, arrays, meta["config"], meta)
+
+
+def masked_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """Softmax of ``logits`` over the ``True`` entries of ``masks``, row by row (0 elsewhere)."""
+    x = np.where(masks, logits, -np.inf)
+    x = x - x.max(axis=-1, keepdims=True)
+    e = np.exp(x)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def egocentric_to_seats(values: np.ndarray, player: int) -> np.ndarray:
+    """Turn a value vector seen from ``player`` (entry k: the seat ``player + k``) into one per seat."""
+    n = len(values)
+    return np.roll(np.asarray(values), player % n)
+
+
+def seats_to_egocentric(values: np.ndarray, player: int) -> np.ndarray:
+    """The inverse of :func:`egocentric_to_seats`: entry 0 becomes ``player``'s."""
+    n = len(values)
+    return np.roll(np.asarray(values), -(player % n))
+
+
+class NetworkEvaluator(Evaluator):
+    """The network as the search's prior and leaf value (an :class:`~meeplezoo.agents.mcts.Evaluator`).
+
+    Each state is observed by the player to move (so the network sees only what that player may know;
+    the search passes determinizations of the searching player's information), the batch goes through
+    the network at once, and the egocentric values are turned into one value per seat.
+    """
+
+    provides_values = True
+
+    def __init__(self, net: PolicyValueNet) -> None:
+        self.net = net
+        self.calls = 0
+        self.states = 0
+
+    def evaluate(self, states: list[Any]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        obs = np.stack([s.observe(s.current_player) for s in states])
+        masks = np.stack([s.legal_mask() for s in states])
+        logits, values = self.net.forward(obs)
+        priors = masked_softmax(logits, masks)
+        self.calls += 1
+        self.states += len(states)
+        return list(priors), [egocentric_to_seats(v, s.current_player) for v, s in zip(values, states)]
+
+
+class NetworkAgent(Agent):
+    """The network alone: the most probable legal action (``sample=True``: sampled at ``temperature``)."""
+
+    name = "net"
+
+    def __init__(self, net: PolicyValueNet, *, sample: bool = False, temperature: float = 1.0,
+                 seed: int | None = None) -> None:
+        if not isinstance(sample, bool):
+            raise ValueError(f"net: sample must be true or false, got {sample!r}")
+        if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not temperature > 0:
+            raise ValueError(f"net: temperature must be a positive number, got {temperature!r}")
+        self.net = net
+        self.game = net.game
+        self.sample = sample
+        self.temperature = float(temperature)
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, *, state: Any = None) -> int:
+        mask = np.asarray(action_mask, dtype=bool)
+        logits, _ = self.net.forward(observation)
+        logits = logits[0]
+        if not self.sample:
+            return int(np.flatnonzero(mask)[np.argmax(logits[mask])])
+        pr = masked_softmax(logits / self.temperature, mask)
+        return int(self.rng.choice(len(pr), p=pr))
+
+    def __repr__(self) -> str:
+        return f"<NetworkAgent {self.game.name} {'sampled' if self.sample else 'greedy'}>"
+
+
+def load_agent(path: str | Path, game: Any = None, num_players: int | None = None, seed: int | None = None,
+               **options: Any) -> NetworkAgent:
+    """``net:PATH`` from the registry."""
+    return NetworkAgent(PolicyValueNet.load(path, game, num_players), seed=seed, **options)
+
+
+def network_search(net: PolicyValueNet | str | Path, game: Any = None, num_players: int | None = None,
+                   seed: int | None = None, **options: Any) -> Agent:
+    """The search guided by the network: PUCT with its policy as prior and its values at the leaves.
+
+    ``options`` are :class:`~meeplezoo.agents.mcts.MCTSAgent`'s; the defaults here are ``sims=200``,
+    ``batch=8`` (leaves evaluated 8 at a time), ``c=1.5`` and ``fpu=0.2``.
+    """
+    from .mcts import MCTSAgent
+
+    if not isinstance(net, PolicyValueNet):
+        net = PolicyValueNet.load(net, game, num_players)
+    if "prior" in options:
+        raise ValueError("netmcts: the prior is the network; prior= cannot be given")
+    opts = {"batch": 8, "c": 1.5, "fpu": 0.2, **options}
+    if "sims" not in opts and "time" not in opts:
+        opts["sims"] = 200
+    agent = MCTSAgent(game=net.game.name, seed=seed, prior=NetworkEvaluator(net), **opts)
+    agent.network = net  # type: ignore[attr-defined]
+    return agent

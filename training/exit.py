@@ -1,0 +1,570 @@
+"""Expert iteration (ExIt / AlphaZero-style): the search guided by a network teaches the network.
+
+Each iteration:
+
+1. **Self-play.** ``games_per_iteration`` games are played, each on its own seed.  In every game at
+   least one seat is the *expert*: PUCT search (:mod:`meeplezoo.agents.mcts`) whose prior and leaf
+   values come from the current network (:class:`~meeplezoo.agents.network.NetworkEvaluator`, leaves
+   evaluated ``batch`` at a time).  Each other seat is, by the weights of ``opponents``, the expert
+   too (``self``), the game's heuristic (``heuristic``) or a past snapshot of the network searching
+   the same way (``snapshot``).  For the first ``explore_moves`` decisions of each seat the expert plays
+   an action sampled from its visit counts, then the most visited one.  Every expert decision is a
+   sample: the observation, the legal mask, the visit-count distribution (the policy target) and, once
+   the game is over, the returns in ``reward_mode``, egocentric (the value target).
+2. **Training.** The samples join a replay buffer of the last ``buffer_size``; the network
+   (:class:`~meeplezoo.training.networks.BlockNet`) is trained ``epochs`` passes over it on
+   cross-entropy to the visit distribution (illegal actions masked) plus ``value_weight`` times the
+   mean squared error of the value head.
+3. **Snapshots and evaluation.** The network is written as a checkpoint (``current.zip``, no pickle;
+   ``snapshots/iter_NNNN.zip``), and every ``eval_every`` iterations the network alone (greedy) plays
+   ``eval_games`` games against each of ``eval_against``, seats rotated; the best one so far against the
+   last opponent listed is ``best.zip``.
+
+A warm start (``warm_start_games`` > 0) first imitates the heuristic: the heuristic plays every seat,
+its action scores (softmax; one-hot on its move where it scores nothing) are the policy targets.
+
+The run directory holds everything needed to continue: ``config.json``, ``progress.json`` (iteration,
+samples, CPU seconds), ``buffer.npz``, ``trainer.pt`` (network and optimiser, loaded with
+``weights_only=True``), the checkpoints, ``log.csv`` and TensorBoard logs.  ``train_exit`` on an existing
+run directory continues where it stopped (the same config is required); all randomness is derived from
+``seed``, the iteration and the game index, so a resumed run produces what an uninterrupted one would,
+and the games are the same whether they are played inline or on the process pool.
+
+    meeplezoo train haus_der_sonne --algo exit --iterations 20 --out runs/exit/haus_der_sonne
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field, fields
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from meeplezoo.agents.network import PolicyValueNet, network_metadata, seats_to_egocentric
+
+#: the opponent kinds of a self-play seat
+OPPONENT_KINDS = ("self", "heuristic", "snapshot")
+#: the reward modes whose returns fit a tanh value head
+VALUE_REWARD_MODES = ("win", "rank")
+#: files of a run directory
+CONFIG_FILE, PROGRESS_FILE, BUFFER_FILE, TRAINER_FILE = "config.json", "progress.json", "buffer.npz", "trainer.pt"
+#: snapshots kept as self-play opponents (the most recent)
+MAX_SNAPSHOT_OPPONENTS = 4
+#: seed strides (so the seeds of games, seats and iterations never collide)
+_ITER_STRIDE, _WARM_OFFSET, _EVAL_OFFSET = 1_000_003, 7_777_777, 9_999_991
+
+
+@dataclass(frozen=True)
+class ExItConfig:
+    """Everything that defines an expert-iteration run (saved as ``config.json``)."""
+
+    game: str
+    num_players: int = 2
+    options: dict[str, Any] = field(default_factory=dict)
+    iterations: int = 10
+    games_per_iteration: int = 8
+    sims: int = 64
+    #: leaves per network call; 1 keeps the visit targets exact (virtual losses split small batches evenly)
+    batch: int = 1
+    c: float = 1.5
+    fpu: float = 0.2
+    explore_moves: int = 8
+    #: seat kind -> weight; None: self 0.5, heuristic 0.25, snapshot 0.25 (self 0.75 where there is no heuristic)
+    opponents: dict[str, float] | None = None
+    reward_mode: str = "win"
+    warm_start_games: int = 0
+    warm_start_epochs: int = 4
+    buffer_size: int = 20_000
+    epochs: int = 2
+    batch_size: int = 128
+    lr: float = 1e-3
+    weight_decay: float = 1e-4
+    value_weight: float = 1.0
+    eval_every: int = 2
+    eval_games: int = 20
+    #: None: random and, where the game has one, the heuristic
+    eval_against: tuple[str, ...] | None = None
+    channels: int = 32
+    conv_layers: int = 2
+    flat_hidden: int = 128
+    trunk_hidden: int = 128
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        from meeplezoo.agents.registry import HEURISTICS
+
+        has_heuristic = self.game in HEURISTICS
+        if self.opponents is None:
+            object.__setattr__(self, "opponents", {"self": 0.5, "heuristic": 0.25, "snapshot": 0.25}
+                               if has_heuristic else {"self": 0.75, "snapshot": 0.25})
+        if self.eval_against is None:
+            object.__setattr__(self, "eval_against", ("random", "heuristic") if has_heuristic else ("random",))
+        object.__setattr__(self, "eval_against", tuple(self.eval_against))
+        if not self.eval_against:
+            raise ValueError("exit: eval_against must name at least one opponent spec")
+        if not has_heuristic and (self.warm_start_games or self.opponents.get("heuristic", 0)):
+            raise ValueError(f"exit: {self.game!r} has no heuristic, so neither warm_start_games nor a 'heuristic' "
+                             f"opponent weight can be used")
+        ints = {"num_players": 1, "iterations": 1, "games_per_iteration": 1, "sims": 1, "batch": 1,
+                "explore_moves": 0, "warm_start_games": 0, "warm_start_epochs": 0, "buffer_size": 1, "epochs": 0,
+                "batch_size": 1, "eval_every": 1, "eval_games": 0, "channels": 1, "conv_layers": 1,
+                "flat_hidden": 1, "trunk_hidden": 1, "seed": 0}
+        for name, lo in ints.items():
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+                raise ValueError(f"exit: {name} must be an int >= {lo}, got {v!r}")
+        for name in ("c", "fpu", "lr", "weight_decay", "value_weight"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0:
+                raise ValueError(f"exit: {name} must be a number >= 0, got {v!r}")
+        if self.reward_mode not in VALUE_REWARD_MODES:
+            raise ValueError(f"exit: reward_mode must be one of {', '.join(VALUE_REWARD_MODES)} (returns in [-1, 1] "
+                             f"for the tanh value head), got {self.reward_mode!r}")
+        bad = [k for k in self.opponents if k not in OPPONENT_KINDS]
+        if bad:
+            raise ValueError(f"exit: unknown opponent kind(s) {bad}; known: {', '.join(OPPONENT_KINDS)}")
+        w = list(self.opponents.values())
+        if any(isinstance(x, bool) or not isinstance(x, (int, float)) or not x >= 0 for x in w) or not sum(w) > 0:
+            raise ValueError(f"exit: opponent weights must be numbers >= 0 with a positive total, got {self.opponents}")
+
+    @property
+    def net_config(self) -> dict[str, int]:
+        return {"channels": self.channels, "conv_layers": self.conv_layers, "flat_hidden": self.flat_hidden,
+                "trunk_hidden": self.trunk_hidden}
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["eval_against"] = list(self.eval_against)
+        return d
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> ExItConfig:
+        known = {f.name for f in fields(cls)}
+        bad = sorted(set(d) - known)
+        if bad:
+            raise ValueError(f"exit: unknown config key(s) {bad}")
+        d = dict(d)
+        if "eval_against" in d:
+            d["eval_against"] = tuple(d["eval_against"])
+        return cls(**d)
+
+    def make_game(self) -> Any:
+        from meeplezoo.registry import make_game
+
+        return make_game(self.game, num_players=self.num_players, **self.options)
+
+
+# -- self-play (runs in the workers: numpy only) ------------------------------------------------------
+def _seat_kinds(cfg: ExItConfig, rng: np.random.Generator, n: int, have_snapshots: bool) -> list[str]:
+    kinds = [k for k in OPPONENT_KINDS if cfg.opponents.get(k, 0) > 0 and (k != "snapshot" or have_snapshots)]
+    if not kinds:
+        kinds = ["self"]
+    w = np.array([cfg.opponents.get(k, 0.0) for k in kinds], dtype=np.float64)
+    w /= w.sum()
+    expert = int(rng.integers(n))
+    return ["expert" if i == expert else str(kinds[rng.choice(len(kinds), p=w)]) for i in range(n)]
+
+
+def _search(net: PolicyValueNet, cfg: ExItConfig, seed: int) -> Any:
+    from meeplezoo.agents.network import network_search
+
+    return network_search(net, seed=seed, sims=cfg.sims, batch=cfg.batch, c=cfg.c, fpu=cfg.fpu,
+                          reward_mode=cfg.reward_mode)
+
+
+def play_game(cfg: ExItConfig, net: PolicyValueNet, snapshots: Sequence[PolicyValueNet], seed: int,
+              game: Any = None) -> dict[str, np.ndarray]:
+    """One self-play game on ``seed``: the samples of its expert decisions (arrays of equal length)."""
+    from meeplezoo.agents import make as make_agent
+
+    game = game if game is not None else cfg.make_game()
+    n = game.num_players
+    rng = np.random.default_rng(seed)
+    kinds = _seat_kinds(cfg, rng, n, bool(snapshots))
+    agents: list[Any] = []
+    for i, kind in enumerate(kinds):
+        s = int(rng.integers(2**31))
+        if kind in ("expert", "self"):
+            agents.append(_search(net, cfg, s))
+        elif kind == "snapshot":
+            agents.append(_search(snapshots[int(rng.integers(len(snapshots)))], cfg, s))
+        else:
+            agents.append(make_agent("heuristic", game.name, num_players=n, seed=s))
+        agents[i].reset(s)
+    state = game.new_state(int(rng.integers(2**31)))
+    obs, masks, pis, players = [], [], [], []
+    moves = [0] * n
+    while not state.is_terminal():
+        p = state.current_player
+        mask = state.legal_mask()
+        agent = agents[p]
+        if kinds[p] in ("expert", "self") and int(mask.sum()) > 1:
+            result = agent.search(state)
+            pi = result.policy(1.0)
+            if moves[p] < cfg.explore_moves:
+                a = int(rng.choice(len(pi), p=pi))
+            else:
+                a = result.action
+            moves[p] += 1
+            obs.append(state.observe(p).astype(np.float16))
+            masks.append(np.array(mask, dtype=bool))
+            pis.append(pi.astype(np.float16))
+            players.append(p)
+        elif kinds[p] in ("expert", "self"):
+            a = int(np.flatnonzero(mask)[0])
+        else:
+            a = int(agent.act(state.observe(p) if getattr(agent, "uses_observation", True) else None, mask,
+                              state=state if agent.uses_state else None))
+        state.apply(a)
+    returns = state.returns(cfg.reward_mode)
+    z = np.array([seats_to_egocentric(returns, p) for p in players], dtype=np.float32).reshape(len(players), n)
+    return _pack(obs, masks, pis, z, game)
+
+
+def imitation_game(cfg: ExItConfig, seed: int, game: Any = None) -> dict[str, np.ndarray]:
+    """One game of the heuristic against itself: its action scores as policy targets (warm start)."""
+    from meeplezoo.agents import make as make_agent
+    from meeplezoo.agents.mcts import HeuristicPrior
+
+    game = game if game is not None else cfg.make_game()
+    n = game.num_players
+    rng = np.random.default_rng(seed)
+    agents = [make_agent("heuristic", game.name, num_players=n, seed=int(rng.integers(2**31))) for _ in range(n)]
+    priors = [HeuristicPrior(a) for a in agents]
+    state = game.new_state(int(rng.integers(2**31)))
+    obs, masks, pis, players = [], [], [], []
+    while not state.is_terminal():
+        p = state.current_player
+        mask = state.legal_mask()
+        if int(mask.sum()) > 1:
+            pi = priors[p].evaluate([state])[0][0]
+            a = int(agents[p].act(state.observe(p), mask, state=state))
+            target = np.zeros(len(mask))
+            target[a] = 0.5
+            target += 0.5 * pi
+            obs.append(state.observe(p).astype(np.float16))
+            masks.append(np.array(mask, dtype=bool))
+            pis.append(target.astype(np.float16))
+            players.append(p)
+        else:
+            a = int(np.flatnonzero(mask)[0])
+        state.apply(a)
+    returns = state.returns(cfg.reward_mode)
+    z = np.array([seats_to_egocentric(returns, p) for p in players], dtype=np.float32).reshape(len(players), n)
+    return _pack(obs, masks, pis, z, game)
+
+
+def _pack(obs: list, masks: list, pis: list, z: np.ndarray, game: Any) -> dict[str, np.ndarray]:
+    if not obs:
+        return _empty(game)
+    return {"obs": np.stack(obs), "mask": np.stack(masks), "pi": np.stack(pis), "z": z}
+
+
+def _empty(game: Any) -> dict[str, np.ndarray]:
+    return {"obs": np.zeros((0, game.observation_shape[0]), np.float16),
+            "mask": np.zeros((0, game.num_actions), bool), "pi": np.zeros((0, game.num_actions), np.float16),
+            "z": np.zeros((0, game.num_players), np.float32)}
+
+
+def _concat(parts: Sequence[dict[str, np.ndarray]], game: Any) -> dict[str, np.ndarray]:
+    parts = [p for p in parts if len(p["obs"])]
+    if not parts:
+        return _empty(game)
+    return {k: np.concatenate([p[k] for p in parts]) for k in ("obs", "mask", "pi", "z")}
+
+
+def _worker_games(job: dict[str, Any]) -> dict[str, np.ndarray]:
+    """Play the games of one job (a worker's share of an iteration): picklable, numpy only."""
+    cfg = ExItConfig.from_json(job["config"])
+    game = cfg.make_game()
+    if job["kind"] == "imitation":
+        return _concat([imitation_game(cfg, s, game) for s in job["seeds"]], game)
+    net = PolicyValueNet.load(job["net"], game)
+    snaps = [PolicyValueNet.load(p, game) for p in job["snapshots"]]
+    return _concat([play_game(cfg, net, snaps, s, game) for s in job["seeds"]], game)
+
+
+def generate(cfg: ExItConfig, kind: str, seeds: Sequence[int], net_path: str | None = None,
+             snapshots: Sequence[str] = (), workers: int = 1, pool: Any = None) -> dict[str, np.ndarray]:
+    """The samples of the games on ``seeds`` (``kind`` ``"selfplay"`` or ``"imitation"``), in seed order.
+
+    With ``workers`` > 1 (or a ``pool``) the games are split into contiguous chunks played on a process
+    pool; the result is the same as inline.
+    """
+    seeds = [int(s) for s in seeds]
+    chunks = np.array_split(np.arange(len(seeds)), max(1, min(workers, len(seeds))))
+    jobs = [{"config": cfg.to_json(), "kind": kind, "seeds": [seeds[i] for i in ch], "net": net_path,
+             "snapshots": list(snapshots)} for ch in chunks if len(ch)]
+    if pool is None and workers <= 1:
+        parts = [_worker_games(j) for j in jobs]
+    elif pool is not None:
+        parts = list(pool.map(_worker_games, jobs))
+    else:
+        with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as ex:
+            parts = list(ex.map(_worker_games, jobs))
+    return _concat(parts, cfg.make_game())
+
+
+# -- training (torch) ---------------------------------------------------------------------------------
+@dataclass
+class ExItResult:
+    """What a run did: its directory, iterations done, samples generated, CPU seconds and evaluations."""
+
+    run_dir: Path
+    iterations: int
+    samples: int
+    cpu_seconds: float
+    evaluations: list[dict[str, Any]]
+
+    def summary(self) -> str:
+        lines = [f"expert iteration: {self.iterations} iterations, {self.samples} samples, "
+                 f"{self.cpu_seconds / 3600:.2f} CPU hours -> {self.run_dir}"]
+        for row in self.evaluations[-1:]:
+            lines += [f"  iteration {row['iteration']}: " + ", ".join(
+                f"{k[3:]} {v:.3f}" for k, v in row.items() if k.startswith("vs_"))]
+        return "\n".join(lines)
+
+
+def _cpu_seconds() -> float:
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+class ExItTrainer:
+    """An expert-iteration run in ``run_dir`` (new, or an existing one continued)."""
+
+    def __init__(self, cfg: ExItConfig, run_dir: str | Path, *, workers: int = 1, torch_threads: int = 1,
+                 tensorboard: bool = True, verbose: int = 1) -> None:
+        import torch
+
+        from meeplezoo.training.networks import BlockNet, BlockNetConfig
+
+        self.cfg = cfg
+        self.dir = Path(run_dir)
+        self.workers = int(workers)
+        self.verbose = verbose
+        self.game = cfg.make_game()
+        torch.set_num_threads(int(torch_threads))
+        cfg_file = self.dir / CONFIG_FILE
+        if cfg_file.exists():
+            saved = ExItConfig.from_json(json.loads(cfg_file.read_text()))
+            if {k: v for k, v in saved.to_json().items() if k != "iterations"} != \
+                    {k: v for k, v in cfg.to_json().items() if k != "iterations"}:
+                diff = sorted(k for k, v in cfg.to_json().items() if saved.to_json().get(k) != v and k != "iterations")
+                raise ValueError(f"{self.dir} holds a run with another config (differs in {diff}); "
+                                 f"use another --out or the same settings to continue it")
+        self.dir.mkdir(parents=True, exist_ok=True)
+        (self.dir / "snapshots").mkdir(exist_ok=True)
+        cfg_file.write_text(json.dumps(cfg.to_json(), indent=2, sort_keys=True))
+        torch.manual_seed(cfg.seed)
+        self.net = BlockNet(self.game.observation_spec, self.game.num_actions, self.game.num_players,
+                            BlockNetConfig(**cfg.net_config))
+        self.opt = torch.optim.AdamW(self.net.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+        self.progress: dict[str, Any] = {"iteration": 0, "samples": 0, "cpu_seconds": 0.0, "warm_started": False,
+                                         "best_score": None, "snapshots": []}
+        self.buffer = _empty(self.game)
+        if (self.dir / PROGRESS_FILE).exists():
+            self._load()
+        self.writer = None
+        if tensorboard:
+            try:
+                from torch.utils.tensorboard import SummaryWriter
+
+                self.writer = SummaryWriter(str(self.dir / "tb"))
+            except ImportError:  # pragma: no cover - tensorboard is in the train extra
+                self.writer = None
+
+    # -- persistence ----------------------------------------------------------------------------
+    def _load(self) -> None:
+        import torch
+
+        self.progress = json.loads((self.dir / PROGRESS_FILE).read_text())
+        state = torch.load(self.dir / TRAINER_FILE, weights_only=True)
+        self.net.load_state_dict(state["net"])
+        self.opt.load_state_dict(state["opt"])
+        with np.load(self.dir / BUFFER_FILE, allow_pickle=False) as data:
+            self.buffer = {k: data[k] for k in ("obs", "mask", "pi", "z")}
+
+    def _save(self) -> None:
+        import torch
+
+        torch.save({"net": self.net.state_dict(), "opt": self.opt.state_dict()}, self.dir / (TRAINER_FILE + ".tmp"))
+        np.savez(self.dir / "buffer.tmp.npz", **self.buffer)
+        (self.dir / (TRAINER_FILE + ".tmp")).replace(self.dir / TRAINER_FILE)
+        (self.dir / "buffer.tmp.npz").replace(self.dir / BUFFER_FILE)
+        (self.dir / (PROGRESS_FILE + ".tmp")).write_text(json.dumps(self.progress, indent=2))
+        (self.dir / (PROGRESS_FILE + ".tmp")).replace(self.dir / PROGRESS_FILE)
+
+    def numpy_net(self) -> PolicyValueNet:
+        """The current network, for playing (numpy)."""
+        return PolicyValueNet(self.game, self.net.arrays(), self.cfg.net_config, self._metadata())
+
+    def _metadata(self) -> dict[str, Any]:
+        from meeplezoo._version import __version__
+
+        return network_metadata(self.game, self.cfg.net_config, algorithm="exit", version=__version__,
+                                iterations=int(self.progress["iteration"]), samples=int(self.progress["samples"]),
+                                training_cpu_seconds=round(float(self.progress["cpu_seconds"]), 1),
+                                seed=self.cfg.seed, exit_config=self.cfg.to_json())
+
+    # -- the loop ---------------------------------------------------------------------------------
+    def _train(self, data: dict[str, np.ndarray], epochs: int, seed: int) -> dict[str, float]:
+        import torch
+
+        n = len(data["obs"])
+        if n == 0 or epochs == 0:
+            return {"policy_loss": float("nan"), "value_loss": float("nan")}
+        torch.manual_seed(seed)
+        rng = np.random.default_rng(seed)
+        bs = self.cfg.batch_size
+        tot_p = tot_v = 0.0
+        steps = 0
+        self.net.train()
+        for _ in range(epochs):
+            order = rng.permutation(n)
+            for i in range(0, n, bs):
+                idx = order[i:i + bs]
+                obs = torch.as_tensor(data["obs"][idx].astype(np.float32))
+                mask = torch.as_tensor(data["mask"][idx])
+                pi = torch.as_tensor(data["pi"][idx].astype(np.float32))
+                z = torch.as_tensor(data["z"][idx])
+                logits, v = self.net(obs)
+                logp = torch.log_softmax(logits.masked_fill(~mask, -1e9), dim=1)
+                lp = -(pi * logp).sum(dim=1).mean()
+                lv = ((v - z) ** 2).mean()
+                loss = lp + self.cfg.value_weight * lv
+                self.opt.zero_grad()
+                loss.backward()
+                self.opt.step()
+                tot_p += lp.item()
+                tot_v += lv.item()
+                steps += 1
+        self.net.eval()
+        return {"policy_loss": tot_p / steps, "value_loss": tot_v / steps}
+
+    def _add(self, data: dict[str, np.ndarray]) -> None:
+        buf = _concat([self.buffer, data], self.game)
+        keep = self.cfg.buffer_size
+        self.buffer = {k: v[-keep:] for k, v in buf.items()}
+
+    def evaluate(self, games: int | None = None) -> dict[str, float]:
+        """The network alone (greedy) against each ``eval_against`` opponent: win rates (seats rotated)."""
+        from meeplezoo.agents.network import NetworkAgent
+        from meeplezoo.training.ppo import evaluate
+
+        games = self.cfg.eval_games if games is None else games
+        agent = NetworkAgent(self.numpy_net())
+        it = int(self.progress["iteration"])
+        res = evaluate(agent, self.game, list(self.cfg.eval_against), games, seed=self.cfg.seed + _EVAL_OFFSET + it)
+        out: dict[str, float] = {}
+        for spec, st in res.items():
+            out[f"vs_{spec}"] = st.win_rate
+            out[f"ci_low_{spec}"], out[f"ci_high_{spec}"] = st.interval
+        return out
+
+    def _log(self, row: dict[str, Any]) -> None:
+        path = self.dir / "log.csv"
+        new = not path.exists()
+        keys = ["iteration", "samples", "cpu_seconds", "wall_seconds", "new_samples", "policy_loss", "value_loss"]
+        keys += [f"{p}{s}" for s in self.cfg.eval_against for p in ("vs_", "ci_low_", "ci_high_")]
+        with path.open("a", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
+            if new:
+                w.writeheader()
+            w.writerow({k: row.get(k, "") for k in keys})
+        if self.writer is not None:
+            for k, v in row.items():
+                if isinstance(v, (int, float)) and k != "iteration":
+                    self.writer.add_scalar(f"exit/{k}", v, row["iteration"])
+            self.writer.flush()
+
+    def run(self, iterations: int | None = None, time_limit: float | None = None) -> ExItResult:
+        """Run until ``iterations`` (default the config's) are done or ``time_limit`` seconds have passed."""
+        cfg = self.cfg
+        target = cfg.iterations if iterations is None else int(iterations)
+        start = time.time()
+        evaluations: list[dict[str, Any]] = []
+        pool = ProcessPoolExecutor(self.workers, mp_context=get_context("spawn")) if self.workers > 1 else None
+        try:
+            if cfg.warm_start_games and not self.progress["warm_started"]:
+                c0 = _cpu_seconds()
+                seeds = [cfg.seed + _WARM_OFFSET + i for i in range(cfg.warm_start_games)]
+                data = generate(cfg, "imitation", seeds, workers=self.workers, pool=pool)
+                self._add(data)
+                losses = self._train(self.buffer, cfg.warm_start_epochs, cfg.seed + _WARM_OFFSET)
+                self.progress["warm_started"] = True
+                self.progress["samples"] += len(data["obs"])
+                self.progress["cpu_seconds"] += _cpu_seconds() - c0
+                self._say(f"warm start: {len(data['obs'])} heuristic decisions imitated, "
+                          f"policy loss {losses['policy_loss']:.3f}, value loss {losses['value_loss']:.3f}")
+                self._save()
+            while self.progress["iteration"] < target:
+                if time_limit is not None and time.time() - start > time_limit:
+                    break
+                evaluations.append(self.iteration(pool))
+        finally:
+            if pool is not None:
+                pool.shutdown()
+            if self.writer is not None:
+                self.writer.close()
+                self.writer = None
+        return ExItResult(self.dir, int(self.progress["iteration"]), int(self.progress["samples"]),
+                          float(self.progress["cpu_seconds"]), [e for e in evaluations if any(
+                              k.startswith("vs_") for k in e)])
+
+    def iteration(self, pool: Any = None) -> dict[str, Any]:
+        """One iteration: self-play, training, checkpoint, evaluation when due; returns its log row."""
+        cfg = self.cfg
+        t0, c0 = time.time(), _cpu_seconds()
+        it = int(self.progress["iteration"]) + 1
+        current = self.numpy_net().save(self.dir / "current.zip")
+        seeds = [cfg.seed + _ITER_STRIDE * it + i for i in range(cfg.games_per_iteration)]
+        snaps = [str(self.dir / p) for p in self.progress["snapshots"][-MAX_SNAPSHOT_OPPONENTS:]]
+        data = generate(cfg, "selfplay", seeds, str(current), snaps, workers=self.workers, pool=pool)
+        self._add(data)
+        losses = self._train(self.buffer, cfg.epochs, cfg.seed + _ITER_STRIDE * it)
+        self.progress["iteration"] = it
+        self.progress["samples"] += len(data["obs"])
+        row: dict[str, Any] = {"iteration": it, "new_samples": len(data["obs"]), **losses}
+        snap = f"snapshots/iter_{it:04d}.zip"
+        self.progress["cpu_seconds"] += _cpu_seconds() - c0
+        net = self.numpy_net()
+        net.save(self.dir / snap)
+        self.progress["snapshots"].append(snap)
+        net.save(self.dir / "final.zip")
+        if cfg.eval_games and it % cfg.eval_every == 0:
+            c1 = _cpu_seconds()
+            row.update(self.evaluate())
+            self.progress["cpu_seconds"] += _cpu_seconds() - c1
+            score = row[f"vs_{cfg.eval_against[-1]}"]
+            if self.progress["best_score"] is None or score >= self.progress["best_score"]:
+                self.progress["best_score"] = score
+                net.save(self.dir / "best.zip", best_iteration=it, best_score=score)
+        row.update(samples=self.progress["samples"], cpu_seconds=round(self.progress["cpu_seconds"], 1),
+                   wall_seconds=round(time.time() - t0, 1))
+        self._save()
+        self._log(row)
+        self._say(" ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()
+                           if not k.startswith("ci_")))
+        return row
+
+    def _say(self, text: str) -> None:
+        if self.verbose:
+            print(text, flush=True)
+
+
+def train_exit(game: str, run_dir: str | Path, *, workers: int = 1, time_limit: float | None = None,
+               torch_threads: int = 1, tensorboard: bool = True, verbose: int = 1, **config: Any) -> ExItResult:
+    """Run (or continue) expert iteration for ``game`` in ``run_dir``; ``config`` are :class:`ExItConfig` fields."""
+    cfg = ExItConfig(game=game, **config)
+    trainer = ExItTrainer(cfg, run_dir, workers=workers, torch_threads=torch_threads, tensorboard=tensorboard,
+                          verbose=verbose)
+    return trainer.run(time_limit=time_limit)
