@@ -145,15 +145,16 @@ class PolicyValueNet:
     """
 
     def __init__(self, game: Any, arrays: Mapping[str, np.ndarray], config: Mapping[str, int],
-                 metadata: Mapping[str, Any] | None = None) -> None:
+                 metadata: Mapping[str, Any] | None = None, *, heads: bool = True) -> None:
         self.game = game
+        self.heads = heads
         self.config = {k: int(config[k]) for k in CONFIG_KEYS}
         self.metadata = dict(metadata or network_metadata(game, self.config))
         self.structure = game.observation_spec.structure()
         self.spatial = [n for n, (shape, *_r) in self.structure.items() if is_spatial(shape)]
         self.flat = [n for n in self.structure if n not in self.spatial]
         p = {k: np.asarray(v, dtype=np.float32) for k, v in arrays.items()}
-        expected = self.parameter_shapes(game, self.config)
+        expected = self.parameter_shapes(game, self.config, heads=heads)
         missing = sorted(set(expected) - set(p))
         extra = sorted(set(p) - set(expected))
         if missing or extra:
@@ -164,13 +165,17 @@ class PolicyValueNet:
             k, got, want = wrong[0]
             raise ValueError(f"network weight {k!r} has shape {got}, expected {want} "
                              f"({game.name}, {game.num_players} players, {self.config})")
+        bad = [k for k, v in p.items() if not np.isfinite(v).all()]
+        if bad:
+            raise ValueError(f"network weight {bad[0]!r} holds NaN or infinite values")
         self.params = p
         self.flat_index = np.concatenate([np.arange(self.structure[n][3].start, self.structure[n][3].stop)
                                           for n in self.flat]) if self.flat else np.zeros(0, dtype=np.intp)
 
     @staticmethod
-    def parameter_shapes(game: Any, config: Mapping[str, int]) -> dict[str, tuple[int, ...]]:
-        """The name and shape of every weight of a BlockNet for ``game`` (torch ``state_dict`` names)."""
+    def parameter_shapes(game: Any, config: Mapping[str, int], *, heads: bool = True) -> dict[str, tuple[int, ...]]:
+        """The name and shape of every weight of a BlockNet for ``game`` (torch ``state_dict`` names;
+        ``heads=False``: the trunk only, as inside a PPO policy)."""
         ch, layers = int(config["channels"]), int(config["conv_layers"])
         out: dict[str, tuple[int, ...]] = {}
         flat_size = 0
@@ -193,6 +198,8 @@ class PolicyValueNet:
         th = int(config["trunk_hidden"])
         out["trunk.0.weight"] = (th, width)
         out["trunk.0.bias"] = (th,)
+        if not heads:
+            return out
         out["policy.weight"] = (game.num_actions, th)
         out["policy.bias"] = (game.num_actions,)
         out["value.weight"] = (game.num_players, th)
@@ -205,6 +212,16 @@ class PolicyValueNet:
 
     def forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(logits, values)`` for a batch of flat observations."""
+        if not self.heads:
+            raise ValueError("this network is a trunk without heads (see features())")
+        p = self.params
+        hid = self.features(obs)
+        logits = hid @ p["policy.weight"].T + p["policy.bias"]
+        values = np.tanh(hid @ p["value.weight"].T + p["value.bias"])
+        return logits, values
+
+    def features(self, obs: np.ndarray) -> np.ndarray:
+        """The trunk's output ``(B, trunk_hidden)`` for a batch of flat observations."""
         obs = np.asarray(obs, dtype=np.float32)
         if obs.ndim == 1:
             obs = obs[None]
@@ -222,10 +239,7 @@ class PolicyValueNet:
             z = obs[:, self.flat_index] @ p["flat_mlp.0.weight"].T + p["flat_mlp.0.bias"]
             parts.append(np.maximum(z, 0))
         feat = np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
-        hid = np.maximum(feat @ p["trunk.0.weight"].T + p["trunk.0.bias"], 0)
-        logits = hid @ p["policy.weight"].T + p["policy.bias"]
-        values = np.tanh(hid @ p["value.weight"].T + p["value.bias"])
-        return logits, values
+        return np.maximum(feat @ p["trunk.0.weight"].T + p["trunk.0.bias"], 0)
 
     def policy(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The masked softmax policy ``(B, actions)`` (illegal actions get probability 0)."""
@@ -266,9 +280,14 @@ class PolicyValueNet:
         shapes = cls.parameter_shapes(game, meta["config"])
         if sum(int(np.prod(s)) for s in shapes.values()) > MAX_PARAMETERS:
             raise ValueError(f"{path}: a network of more than {MAX_PARAMETERS} parameters is refused")
+        limit = 8 * sum(int(np.prod(s)) for s in shapes.values()) + (1 << 16)
         try:
-            with zipfile.ZipFile(path) as z, z.open(WEIGHTS_MEMBER) as f:
-                data = np.load(io.BytesIO(f.read()), allow_pickle=False)
+            with zipfile.ZipFile(path) as z:
+                size = z.getinfo(WEIGHTS_MEMBER).file_size
+                if size > limit:
+                    raise ValueError(f"{WEIGHTS_MEMBER} unpacks to {size} bytes, more than the network in the "
+                                     f"metadata needs ({limit}); refusing to read it")
+                data = np.load(io.BytesIO(z.read(WEIGHTS_MEMBER)), allow_pickle=False)
                 arrays = {k: data[k] for k in data.files}
         except KeyError:
             raise ValueError(f"{path} has no {WEIGHTS_MEMBER} member") from None

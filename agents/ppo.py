@@ -121,11 +121,44 @@ def layer_widths(meta: dict[str, Any], source: str = "checkpoint") -> tuple[list
     return out[0], out[1]
 
 
+#: where a block network's trunk sits in an SB3 policy's state dict
+BLOCKS_PREFIX = "features_extractor.net."
+
+
+def block_network(meta: dict[str, Any], source: str = "checkpoint") -> dict[str, int] | None:
+    """The widths of the block network a checkpoint uses (``net="blocks"``), or None for the MLP."""
+    network = meta.get("network")
+    if network is None:
+        return None
+    from .network import CONFIG_KEYS
+
+    if not isinstance(network, dict) or network.get("kind") != "blocks" or not isinstance(network.get("config"), dict):
+        raise ValueError(f"{source}: {METADATA_MEMBER} 'network' must be {{'kind': 'blocks', 'config': {{...}}}}, "
+                         f"got {network!r}")
+    cfg = network["config"]
+    if sorted(cfg) != sorted(CONFIG_KEYS) or not all(_is_int(v) and v >= 1 for v in cfg.values()):
+        raise ValueError(f"{source}: block network config must give positive ints for {', '.join(CONFIG_KEYS)}, "
+                         f"got {cfg!r}")
+    return {k: int(cfg[k]) for k in CONFIG_KEYS}
+
+
+def _meta_game(meta: dict[str, Any]) -> Any:
+    return _game_class(meta["game"])(meta["num_players"], **meta["options"])
+
+
 def expected_shapes(meta: dict[str, Any], source: str = "checkpoint") -> dict[str, tuple[int, ...]]:
     """Every array the numpy policy needs, with its shape, from the metadata alone."""
     features, pi = layer_widths(meta, source)
     shapes: dict[str, tuple[int, ...]] = {}
     last = int(meta["observation_size"])
+    blocks = block_network(meta, source)
+    if blocks is not None:
+        from .network import PolicyValueNet
+
+        trunk = PolicyValueNet.parameter_shapes(_meta_game(meta), blocks, heads=False)
+        shapes.update({BLOCKS_PREFIX + k: v for k, v in trunk.items()})
+        last = blocks["trunk_hidden"]
+        features = []
     names = [f"features_extractor.net.{2 * i}" for i in range(len(features))]
     names += [f"mlp_extractor.policy_net.{2 * i}" for i in range(len(pi))]
     for name, width in zip(names, [*features, *pi]):
@@ -301,6 +334,14 @@ class PPOAgent(Agent):
         if act not in ACTIVATIONS:
             raise ValueError(f"ppo: unsupported activation {act!r}; known: {', '.join(ACTIVATIONS)}")
         self._act_fn = np.tanh if act == "tanh" else (lambda x: np.maximum(x, 0.0))
+        self._trunk = None
+        blocks = block_network(metadata)
+        if blocks is not None:  # the block network's trunk, then SB3's linear action head
+            from .network import PolicyValueNet
+
+            trunk_game = game if game is not None else _meta_game(metadata)
+            trunk = {k.removeprefix(BLOCKS_PREFIX): v for k, v in params.items() if k.startswith(BLOCKS_PREFIX)}
+            self._trunk = PolicyValueNet(trunk_game, trunk, blocks, heads=False)
         # Linear layers alternate with activations in SB3's Sequential modules: indices 0, 2, 4, ...
         arch = metadata["net_arch"]
         names = [f"features_extractor.net.{2 * i}" for i in range(len(arch.get("features", [])))]
@@ -360,6 +401,10 @@ class PPOAgent(Agent):
         h = np.asarray(observation, dtype=np.float32)
         if h.shape[-1] != self.observation_size:
             raise ValueError(f"ppo: observation of size {h.shape[-1]}, the policy expects {self.observation_size}")
+        if self._trunk is not None:
+            z = self._trunk.features(h)
+            z = z @ self._head[0] + self._head[1]
+            return z[0] if h.ndim == 1 else z
         for i, (w, b) in enumerate(self._layers):
             if i == 0 and h.ndim == 1:
                 # Board observations are mostly zeros (Kerala: ~100 of 20,936): multiply only the rows that count.

@@ -391,3 +391,33 @@ def test_cli_module_imports_nothing_heavy():
     code = ("import sys, meeplezoo.cli; meeplezoo.cli.build_parser(); "
             "print(any(m in sys.modules for m in ('torch', 'stable_baselines3', 'sb3_contrib')))")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("name", ["haus_der_sonne", "kerala"])
+def test_ppo_on_the_block_network_trains_saves_and_acts_like_torch(name, tmp_path):
+    """``net="blocks"``: the BlockNet trunk (convolutions for board blocks) is PPO's features extractor;
+    the numpy policy of the checkpoint computes what SB3's does."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    widths = {"channels": 4, "conv_layers": 1, "flat_hidden": 16, "trunk_hidden": 16}
+    r = ppo.train(name, 2, timesteps=64, out_dir=tmp_path / name, net="blocks", blocks=widths, eval_games=0,
+                  final_eval_games=0, n_envs=1, vec="dummy", tensorboard=False, verbose=0)
+    meta = read_metadata(r.final_path)
+    assert meta["network"] == {"kind": "blocks", "config": widths}
+    agent = PPOAgent.load(r.final_path, name)
+    model = MaskablePPO.load(r.final_path, device="cpu")
+    assert any(".convs." in k for k in model.policy.state_dict())  # both have a block of board shape
+    state = meeplezoo.make_game(name).new_state(3)
+    obs = np.stack([state.observe(0), state.observe(1)])
+    with torch.no_grad():
+        want = model.policy.get_distribution(torch.as_tensor(obs)).distribution.logits.numpy()
+    got = agent.logits(obs)
+    np.testing.assert_allclose(got - got.max(axis=1, keepdims=True), want - want.max(axis=1, keepdims=True),
+                               atol=1e-4)
+    a = agent.act(obs[state.current_player], state.legal_mask())
+    assert state.legal_mask()[a]
+    with pytest.raises(ValueError, match="net_arch applies to net='mlp'"):
+        ppo.train(name, 2, timesteps=64, out_dir=tmp_path / "x", net="blocks", net_arch=[8])
+    with pytest.raises(ValueError, match="net must be one of"):
+        ppo.train(name, 2, timesteps=64, out_dir=tmp_path / "x", net="transformer")

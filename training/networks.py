@@ -37,7 +37,7 @@ class BlockNet(nn.Module):
     values one per seat, egocentric (index 0 = the observing player), in [-1, 1]."""
 
     def __init__(self, spec: ObservationSpec, num_actions: int, num_players: int,
-                 config: BlockNetConfig | None = None) -> None:
+                 config: BlockNetConfig | None = None, *, heads: bool = True) -> None:
         super().__init__()
         cfg = config or BlockNetConfig()
         self.structure = spec.structure()
@@ -63,8 +63,9 @@ class BlockNet(nn.Module):
         width = cfg.channels * len(self.spatial) + (cfg.flat_hidden if flat_size else 0)
         self.trunk = nn.Sequential(nn.Linear(width, cfg.trunk_hidden), nn.ReLU())
         self.features_dim = cfg.trunk_hidden
-        self.policy = nn.Linear(cfg.trunk_hidden, num_actions)
-        self.value = nn.Linear(cfg.trunk_hidden, num_players)
+        if heads:  # without: the trunk alone, a PPO policy's features extractor
+            self.policy = nn.Linear(cfg.trunk_hidden, num_actions)
+            self.value = nn.Linear(cfg.trunk_hidden, num_players)
 
     def features(self, obs: torch.Tensor) -> torch.Tensor:
         """The trunk's output for a batch of flat observations ``(batch, size)``."""

@@ -152,6 +152,35 @@ class MlpFeatures(BaseFeaturesExtractor):
         return self.net(observations.flatten(1))
 
 
+class BlockFeatures(BaseFeaturesExtractor):
+    """The trunk of a :class:`~meeplezoo.training.networks.BlockNet` as SB3's features extractor:
+    convolutions over the game's board blocks, an MLP over the rest (``net="blocks"``)."""
+
+    def __init__(self, observation_space: gymnasium.spaces.Box, game: str = "", num_players: int = 2,
+                 options: Mapping[str, Any] | None = None, config: Mapping[str, int] | None = None) -> None:
+        from meeplezoo.training.networks import BlockNet, BlockNetConfig
+
+        g = make_game(game, num_players, **dict(options or {}))
+        cfg = BlockNetConfig(**dict(config or {}))
+        super().__init__(observation_space, features_dim=cfg.trunk_hidden)
+        self.net = BlockNet(g.observation_spec, g.num_actions, g.num_players, cfg, heads=False)
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        return self.net.features(observations.flatten(1))
+
+
+#: the two network families of PPO: one wide MLP layer over the flat vector, or the block network
+NETS = ("mlp", "blocks")
+
+
+def blocks_policy_kwargs(game: Game, config: Mapping[str, int]) -> dict[str, Any]:
+    """SB3 policy settings for the block network: its trunk shared, linear actor and critic heads on it."""
+    return {"features_extractor_class": BlockFeatures,
+            "features_extractor_kwargs": {"game": game.name, "num_players": game.num_players,
+                                          "options": dict(game.non_default_options), "config": dict(config)},
+            "net_arch": {"pi": [], "vf": []}, "activation_fn": torch.nn.ReLU}
+
+
 def policy_kwargs(net_arch: Sequence[int], activation: str) -> dict[str, Any]:
     """SB3 policy settings for hidden widths ``[shared, *heads]``."""
     return {"features_extractor_class": MlpFeatures,
@@ -402,6 +431,8 @@ def train(
     vec: str = "auto",
     net_arch: Sequence[int] | None = None,
     activation: str = "tanh",
+    net: str = "mlp",
+    blocks: Mapping[str, int] | None = None,
     reward_mode: str = "win",
     time_limit: float | None = None,
     torch_threads: int | None = 1,
@@ -427,6 +458,9 @@ def train(
         n_envs, vec: parallel envs, ``"auto"``/``"subproc"``/``"dummy"``.
         net_arch, activation: hidden widths, the first shared by actor and critic, the rest
             each's own (default :func:`default_net_arch`); ``tanh`` or ``relu``.
+        net: ``"mlp"`` (default: ``net_arch`` over the flat vector) or ``"blocks"``: the trunk of
+            :class:`~meeplezoo.training.networks.BlockNet` (convolutions over board blocks) shared by
+            linear actor and critic heads; ``blocks`` sets its widths (``BlockNetConfig`` fields).
         ppo_kwargs: override :data:`PPO_DEFAULTS` (``learning_rate``, ``rollout_steps``, ``n_epochs``...).
     """
     # 1. game, opponents, network, output folder
@@ -444,6 +478,21 @@ def train(
     seed = int(seed)
     if activation not in ("tanh", "relu"):
         raise ValueError(f"activation must be 'tanh' or 'relu', got {activation!r}")
+    if net not in NETS:
+        raise ValueError(f"net must be one of {', '.join(NETS)}, got {net!r}")
+    block_config = None
+    if net == "blocks":
+        from meeplezoo.training.networks import BlockNetConfig, config_dict
+
+        try:
+            block_config = config_dict(BlockNetConfig(**dict(blocks or {})))
+        except TypeError as e:
+            raise ValueError(f"blocks: {e}") from None
+        if net_arch is not None:
+            raise ValueError("net_arch applies to net='mlp'; the block network's widths are set by blocks=")
+        activation = "relu"
+    elif blocks:
+        raise ValueError("blocks= applies to net='blocks'")
     if time_limit is not None and not time_limit > 0:
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     unknown = sorted(set(ppo_kwargs) - set(PPO_DEFAULTS))
@@ -460,9 +509,10 @@ def train(
     eval_against = list(eval_against) if eval_against is not None else default_eval_against(game)
     for spec in eval_against:
         make_agent(spec, game, num_players=game.num_players, seed=0)
-    net_arch = list(net_arch) if net_arch is not None else default_net_arch(game.observation_shape[0],
-                                                                            game.num_actions)
-    if not net_arch or any(isinstance(w, bool) or not isinstance(w, int) or w < 1 for w in net_arch):
+    net_arch = list(net_arch) if net_arch is not None else [] if block_config else default_net_arch(
+        game.observation_shape[0], game.num_actions)
+    bad_width = any(isinstance(w, bool) or not isinstance(w, int) or w < 1 for w in net_arch)
+    if (not net_arch and not block_config) or bad_width:
         raise ValueError(f"net_arch must be a non-empty list of positive ints, got {net_arch!r}")
     if "rollout_steps" not in ppo_kwargs and timesteps < hp["rollout_steps"]:
         hp["rollout_steps"] = timesteps  # a short run is one rollout of its own size, not a default 2048
@@ -484,7 +534,8 @@ def train(
               "self_play": self_play, "self_play_weight": self_play_weight, "keep_last": keep_last,
               "eval_against": eval_against, "eval_games": eval_games, "eval_freq": eval_freq,
               "eval_interval_s": eval_interval_s, "seed": seed,
-              "n_envs": n_envs, "vec": vec, "net_arch": net_arch, "activation": activation,
+              "n_envs": n_envs, "vec": vec, "net_arch": net_arch, "activation": activation, "net": net,
+              "blocks": block_config,
               "reward_mode": reward_mode, "time_limit": time_limit, "ppo": {**hp, "n_steps": n_steps}}
     (out / "config.json").write_text(json.dumps(config, indent=2))
     if torch_threads:
@@ -496,11 +547,15 @@ def train(
         model = MaskablePPO(
             "MlpPolicy", env, n_steps=n_steps, seed=sb3_seed(seed), device="cpu", verbose=0,
             tensorboard_log=str(out / "tb") if tensorboard else None,
-            policy_kwargs=policy_kwargs(net_arch, activation),
+            policy_kwargs=policy_kwargs(net_arch, activation) if block_config is None
+            else blocks_policy_kwargs(game, block_config),
             **hp,
         )
-        meta = checkpoint_metadata(game, 0, net_arch, activation, reward_mode=reward_mode, seed=seed,
-                                   opponents=fixed, self_play=self_play)
+        meta = checkpoint_metadata(game, 0, [] if block_config else net_arch, activation, reward_mode=reward_mode,
+                                   seed=seed, opponents=fixed, self_play=self_play)
+        if block_config is not None:
+            meta["net_arch"] = {"features": [], "pi": [], "vf": []}
+            meta["network"] = {"kind": "blocks", "config": block_config}
         callback = TrainingCallback(
             game, pool, out, meta, eval_against=eval_against, eval_games=eval_games, eval_freq=eval_freq,
             eval_seed=offset_seed(seed, 1), self_play=self_play, snapshot_freq=snapshot_freq or eval_freq,

@@ -75,6 +75,9 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--net-arch", type=_widths, default=None, metavar="W,W",
                    help="hidden widths: first shared by actor and critic, the rest each's own")
     p.add_argument("--activation", choices=("tanh", "relu"), default="tanh")
+    p.add_argument("--net", choices=("mlp", "blocks"), default="mlp",
+                   help="PPO network: mlp (--net-arch over the flat vector) or blocks (the block network: "
+                        "convolutions over board blocks, as the expert-iteration networks)")
     p.add_argument("--lr", type=float_arg(0, lo_open=True), default=None, help="learning rate (default 3e-4)")
     p.add_argument("--n-epochs", type=int_arg(1), default=None, help="PPO epochs per update (default 4)")
     p.add_argument("--rollout-steps", type=int_arg(1), default=None,
@@ -152,6 +155,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         eval_games=args.eval_games, eval_freq=args.eval_freq,
         eval_interval_s=args.eval_every_seconds, final_eval_games=args.final_eval_games,
         seed=args.seed, n_envs=args.n_envs, vec=args.vec, net_arch=args.net_arch, activation=args.activation,
+        net=args.net,
         reward_mode=args.reward_mode, time_limit=args.time_limit, torch_threads=args.torch_threads,
         progress=args.progress, tensorboard=not args.no_tensorboard, verbose=0 if args.quiet else 1, **overrides,
     )
