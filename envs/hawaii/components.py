@@ -40,6 +40,7 @@ SUPPLY = {
 
 # --- resources ---------------------------------------------------------------------------------
 SHELLS, FEET, FRUIT = 0, 1, 2
+NUM_RESOURCES = 3
 RESOURCE_NAMES = ("shells", "feet", "fruit")
 RESOURCE_SHORT = ("S", "F", "R")
 
@@ -53,6 +54,7 @@ PLACE_OFFERS = (
     (BOAT,), (SURFER,), (KAHUNA,), (TIKI,), GOD_TYPES, (LONG_HUT,), (IRRIGATION,), (KAHUNA, TIKI),
 )
 PLACE_CIRCLES = (2, 2, 2, 2, 3, 1, 2, 3, 2, 2, 2, 2, 3)
+MAX_CIRCLES = max(PLACE_CIRCLES)
 PLACE_PRINTED = (6, 8, 8, 8, 12, 5, 8, 12, 8, 8, 8, 8, 12)
 GODS_PLACE = 9
 PLACE_SETS = {
