@@ -407,7 +407,7 @@ class HawaiiObserver(Observer):
         tokens, origin = s.changes.tokens, s.changes.origin
         cb = off.chief
         sq = off.seq
-        own, own2, used = s.own, s.own2, s.exch_used
+        own, own2, used = s.own, s.own_side2, s.exch_used
         me = s.current_player if not terminal else -1
         for pos, p in enumerate(s.order):
             seat = (p - player) % n

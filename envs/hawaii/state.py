@@ -351,13 +351,13 @@ class HawaiiState(State):
         """Recompute caches (tile counts per player, current player, mask) after fields were edited."""
         n = self.game.num_players
         self.own = [[0] * NUM_TYPES for _ in range(n)]
-        self.own2 = [[0] * NUM_TYPES for _ in range(n)]
+        self.own_side2 = [[0] * NUM_TYPES for _ in range(n)]
         for p in range(n):
             for row in self.rows[p]:
                 for code in row:
                     self.own[p][code >> 1] += 1
                     if code & 1:
-                        self.own2[p][code >> 1] += 1
+                        self.own_side2[p][code >> 1] += 1
         while len(self.boat_used) < n:
             self.boat_used.append([False])
         for p in range(n):
@@ -372,7 +372,7 @@ class HawaiiState(State):
         # layout of price tokens: everything public), "slots" (logged with the slot), "supply",
         # "docks", "cove", "sequence", and ("realm", p) for player p's villages and holdings
         self.changes = Changes()
-        self._plc = [None] * n
+        self._placeable = [None] * n
 
     def _reset_ctx(self) -> None:
         self.phase = A.MAIN
@@ -443,7 +443,7 @@ class HawaiiState(State):
         """Side (1/2) of player p's tile of type t (gods are unique per realm), 0 if none."""
         if not self.own[p][t]:
             return 0
-        return 2 if self.own2[p][t] else 1
+        return 2 if self.own_side2[p][t] else 1
 
     def row_columns(self, row: list[int]) -> int:
         w = len(row)
@@ -510,8 +510,8 @@ class HawaiiState(State):
         return [t for t in offers if self.supply[t] > 0]
 
     def surfer_reduction(self, p: int) -> int:
-        n1 = self.own[p][SURFER] - self.own2[p][SURFER]
-        n2 = self.own2[p][SURFER]
+        n1 = self.own[p][SURFER] - self.own_side2[p][SURFER]
+        n2 = self.own_side2[p][SURFER]
         if self.game.options["surfers_stack"]:
             return n1 * SURFER_REDUCTION[0] + n2 * SURFER_REDUCTION[1]
         return SURFER_REDUCTION[1] if n2 else (SURFER_REDUCTION[0] if n1 else 0)
@@ -530,7 +530,7 @@ class HawaiiState(State):
 
     def spear_value(self, p: int) -> int:
         """VP per spear token acquired: spear huts and Ku add up (§9)."""
-        own, own2 = self.own[p], self.own2[p]
+        own, own2 = self.own[p], self.own_side2[p]
         v = (own[SPEAR_HUT] - own2[SPEAR_HUT]) * SPEAR_VP[0] + own2[SPEAR_HUT] * SPEAR_VP[1]
         ku = self.side_of(p, KU)
         if ku:
@@ -557,7 +557,7 @@ class HawaiiState(State):
     # ---------------------------------------------------------------- payments
     def huts_free(self, p: int) -> tuple[int, int]:
         """Exchange huts still usable by p now: (side I count, side II count)."""
-        n2 = self.own2[p][EXCHANGE_HUT]
+        n2 = self.own_side2[p][EXCHANGE_HUT]
         n1 = self.own[p][EXCHANGE_HUT] - n2
         u = self.exch_used[p]
         return n1 - u[0], n2 - u[1]
@@ -751,9 +751,9 @@ class HawaiiState(State):
 
     def placeable(self, p: int) -> list[bool]:
         """Per tile type, whether one tile of it could be placed by p now (cached until a realm changes)."""
-        pc = self._plc[p]
+        pc = self._placeable[p]
         if pc is None:
-            pc = self._plc[p] = self._compute_placeable(p)
+            pc = self._placeable[p] = self._compute_placeable(p)
         return pc
 
     def _compute_placeable(self, p: int) -> list[bool]:
@@ -1124,7 +1124,7 @@ class HawaiiState(State):
         elif t == BOAT:
             self.supply[BOAT] -= 1
             self.changes.mark(("realm", p))
-            self._plc = [None] * len(self._plc)
+            self._placeable = [None] * len(self._placeable)
             self.boats[p].append(side)
             self.boat_used[p].append(False)
         else:
@@ -1149,14 +1149,14 @@ class HawaiiState(State):
             rows.append([])
         rows[r].append(t * 2 + side - 1)
         self.changes.mark(("realm", p))
-        self._plc[p] = None
+        self._placeable[p] = None
         self.changes.mark("supply")
-        # own and own2 are shared with clones (copied here, on the rare write, not on every clone)
+        # own and own_side2 are shared with clones (copied here, on the rare write, not on every clone)
         own = self.own = self.own[:]
         own[p] = own[p][:]
         own[p][t] += 1
         if side == 2:
-            own2 = self.own2 = self.own2[:]
+            own2 = self.own_side2 = self.own_side2[:]
             own2[p] = own2[p][:]
             own2[p][t] += 1
 
@@ -1178,7 +1178,7 @@ class HawaiiState(State):
         while placed < count and self.kahunas[p] < KAHUNA_SPACES and self.supply[KAHUNA] > 0:
             self.supply[KAHUNA] -= 1
             self.changes.mark(("realm", p))
-            self._plc = [None] * len(self._plc)
+            self._placeable = [None] * len(self._placeable)
             self.changes.mark("supply")
             self._gain(p, SHELLS, bonus[self.kahunas[p]])
             self.kahunas[p] += 1
@@ -1192,7 +1192,7 @@ class HawaiiState(State):
         while placed < count and self.tikis[p] < TIKI_SPACES and self.supply[TIKI] > 0:
             self.supply[TIKI] -= 1
             self.changes.mark(("realm", p))
-            self._plc = [None] * len(self._plc)
+            self._placeable = [None] * len(self._placeable)
             self.changes.mark("supply")
             self._gain(p, FEET, bonus[self.tikis[p]])
             self.tikis[p] += 1
@@ -1332,7 +1332,7 @@ class HawaiiState(State):
         """§14.2: base income plus huts, Kane, Ku and fruit tiles (irrigation II is a decision)."""
         bi = self.game.options["base_income"]
         base = bi[self.round] if self.round < len(bi) else (0, 0)
-        own, own2 = self.own[p], self.own2[p]
+        own, own2 = self.own[p], self.own_side2[p]
         shells = base[0] + own[SHELL_HUT] + own2[SHELL_HUT]
         feet = base[1] + own[FOOT_HUT] + own2[FOOT_HUT]
         kane = self.side_of(p, KANE)
@@ -1355,9 +1355,9 @@ class HawaiiState(State):
                 for k in range(3):
                     r[k] += inc[k]
                 if last:  # no decision after the last round: irrigation II gives fruit
-                    r[FRUIT] += self.own2[p][IRRIGATION]
+                    r[FRUIT] += self.own_side2[p][IRRIGATION]
                 else:
-                    queue.extend([p] * self.own2[p][IRRIGATION])
+                    queue.extend([p] * self.own_side2[p][IRRIGATION])
         if last:
             self.final_scoring()
             return
@@ -1696,10 +1696,10 @@ SCHEMA = StateSchema("hawaii", [
     Bool("terminal", doc="the game is over"),
     Int("current_player", -1, _last_player, doc="who decides; -1 at the end"),
     Cache("own", doc="own[p][t]: tiles of type t in p's realm (shared by clones: copied on write)"),
-    Cache("own2", doc="own2[p][t]: those of them showing side II (shared: copied on write)"),
+    Cache("own_side2", doc="own_side2[p][t]: those of them showing side II (shared: copied on write)"),
     Cache("rsum", copy=list.copy, doc="each player's round sum (round_sum)"),
     Cache("changes", copy=Changes.copy, doc="what changed since the observer last looked"),
-    Cache("_plc", copy=list.copy, doc="per player the placeable tile types, or None (not computed)"),
+    Cache("_placeable", copy=list.copy, doc="per player the placeable tile types, or None (not computed)"),
     Cache("_mask", doc="the read-only legal mask"),
 ])
 HawaiiState.schema = SCHEMA
