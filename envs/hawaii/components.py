@@ -17,6 +17,8 @@ SURFER = 12
 KU, KANE, PELE, LONO, LAKA, KANALOA = 13, 14, 15, 16, 17, 18
 KAHUNA, TIKI, BOAT = 19, 20, 21
 NUM_TYPES = 22
+# the sides of a tile (a double purchase of a one-sided Kahuna or Tiki counts as side II)
+SIDE_I, SIDE_II = 1, 2
 
 TYPE_NAMES = (
     "start hut", "shell hut", "foot hut", "spear hut", "exchange hut", "long hut", "irrigation",
