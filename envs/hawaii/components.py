@@ -19,6 +19,8 @@ KAHUNA, TIKI, BOAT = 19, 20, 21
 NUM_TYPES = 22
 # the sides of a tile (a double purchase of a one-sided Kahuna or Tiki counts as side II)
 SIDE_I, SIDE_II = 1, 2
+#: tiles a double purchase of a one-sided Kahuna or Tiki takes
+DOUBLE_TILES = 2
 
 TYPE_NAMES = (
     "start hut", "shell hut", "foot hut", "spear hut", "exchange hut", "long hut", "irrigation",
@@ -105,7 +107,9 @@ assert BEACH_DIST == SLOT_ROW  # with §3.1's graph the beach distance is the ro
 # --- price tokens (rules file §5, ASSUMPTION mix) ------------------------------------------------
 NUM_TOKENS = 25
 TOKEN_VALUE = tuple(2 + t // 5 for t in range(NUM_TOKENS))
-TOKEN_SPEAR = tuple((t % 5) < 2 for t in range(NUM_TOKENS))
+TOKENS_PER_VALUE = 5
+SPEAR_TOKENS_PER_VALUE = 2  # the default of option spear_tokens_per_value
+TOKEN_SPEAR = tuple((t % TOKENS_PER_VALUE) < SPEAR_TOKENS_PER_VALUE for t in range(NUM_TOKENS))
 FISH_BY_VALUE = {2: 1, 3: 1, 4: 2, 5: 2, 6: 3}
 TOKEN_FISH = tuple(FISH_BY_VALUE[v] for v in TOKEN_VALUE)
 SEQ_SPACES = 5

@@ -26,6 +26,7 @@ from . import actions as A
 from .components import (
     BOAT,
     BOAT_PAID_CAPACITY,
+    DOUBLE_TILES,
     EXCHANGE_HUT,
     FEET,
     FISHING_BOAT_CAPACITY,
@@ -57,6 +58,7 @@ from .components import (
     KANALOA_VP,
     KANE,
     KANE_PAYMENTS,
+    KANE_TIKI_COST,
     KU,
     LAKA,
     LAKA_VP,
@@ -83,6 +85,8 @@ from .components import (
     SEQ_SPACES,
     SHELL_HUT,
     SHELLS,
+    SIDE_I,
+    SIDE_II,
     SLOT_ADJ,
     SPEAR_HUT,
     SPEAR_VP,
@@ -92,6 +96,7 @@ from .components import (
     TIKI,
     TIKI_SPACES,
     TOKEN_VALUE,
+    TOKENS_PER_VALUE,
     board_distances,
 )
 
@@ -105,6 +110,8 @@ MAX_VP = 10_000
 MAX_RESOURCE = 10_000
 MAX_PRICE = 100
 MAX_MOVE = 10
+#: above any token value and any move cost (no token on a slot; no Pele cap)
+ABOVE_ANY = 99
 
 
 def _opt(name: str, default: Any, doc: str, **kw: Any) -> Option:
@@ -239,7 +246,7 @@ class HawaiiGame(Game):
         o["irrigation_vp"] = _int_list("irrigation_vp", o["irrigation_vp"], 5, 0, 50)
         o["token_fish_by_value"] = _int_list("token_fish_by_value", o["token_fish_by_value"], 5, 1, 3)
         spears = o["spear_tokens_per_value"]
-        self.token_spear = tuple((t % 5) < spears for t in range(NUM_TOKENS))
+        self.token_spear = tuple((t % TOKENS_PER_VALUE) < spears for t in range(NUM_TOKENS))
         self.token_fish = tuple(o["token_fish_by_value"][TOKEN_VALUE[t] - 2] for t in range(NUM_TOKENS))
         self.pass_spaces = self.num_players if o["pass_positions"] == "n" else SEQ_SPACES
         self.places = PLACE_SETS[o["place_set"]]
@@ -484,7 +491,7 @@ class HawaiiState(State):
         if t == KAHUNA or t == TIKI:
             room = (KAHUNA_SPACES - self.kahunas[p]) if t == KAHUNA else (TIKI_SPACES - self.tikis[p])
             if double and self.game.options["double_single_sided_needs_both"]:
-                return room >= 2 and self.supply[t] >= 2
+                return room >= DOUBLE_TILES and self.supply[t] >= DOUBLE_TILES
             return room >= 1 and self.supply[t] >= 1
         if t == BOAT:
             return len(self.boats[p]) < self.game.options["max_boats"] and self.supply[BOAT] >= 1
@@ -664,7 +671,7 @@ class HawaiiState(State):
         for i, side in enumerate(self.boats[p]):
             if used[i + 1] or (exclude and i + 1 in exclude):
                 continue
-            if side == 2:
+            if side == SIDE_II:
                 b2 += 1
             else:
                 b1 += 1
@@ -675,7 +682,7 @@ class HawaiiState(State):
         for i in sel:
             if i == 0:
                 s0 += 1
-            elif self.boats[p][i - 1] == 2:
+            elif self.boats[p][i - 1] == SIDE_II:
                 s2 += 1
             else:
                 s1 += 1
@@ -792,19 +799,19 @@ class HawaiiState(State):
         dist = g.beach_dist if loc < 0 else g.slot_dist[loc]
         waypoint = g.options["beach_as_waypoint"] and loc >= 0
         pele = self.side_of(p, PELE)
-        cap = PELE_CAP[pele - 1] if pele else 99
+        cap = PELE_CAP[pele - 1] if pele else ABOVE_ANY
         choose_fruit = g.options["fruit_kind_choice_on_purchase"]
         memo: dict[int, bool] = {}
         for s in range(NUM_SLOTS):
             c0, c1, c2 = self.circles[s]
-            v = 99
+            v = ABOVE_ANY
             if c0 >= 0:
                 v = TOKEN_VALUE[c0]
             if c1 >= 0 and TOKEN_VALUE[c1] < v:
                 v = TOKEN_VALUE[c1]
             if c2 >= 0 and TOKEN_VALUE[c2] < v:
                 v = TOKEN_VALUE[c2]
-            if v == 99:
+            if v == ABOVE_ANY:
                 continue
             pl = self.slot_place[s]
             ok = False
@@ -957,7 +964,7 @@ class HawaiiState(State):
             if can[0] and not used[0] and 0 not in self.boats_sel:
                 m.append(off)
             for i, side in enumerate(self.boats[p]):
-                if not used[i + 1] and i + 1 not in self.boats_sel and can[2 if side == 2 else 1]:
+                if not used[i + 1] and i + 1 not in self.boats_sel and can[SIDE_II if side == SIDE_II else SIDE_I]:
                     m.append(off + i + 1)
         elif ph == A.IRRIG:
             m.extend((off, off + 1, off + 2))
@@ -1138,7 +1145,7 @@ class HawaiiState(State):
             self.acquire_spear_token(p)
         r = self.res[p]
         if (t == KANE and self.supply[TIKI] > 0 and self.tikis[p] < TIKI_SPACES
-                and r[0] + r[1] + r[2] >= 2):
+                and r[0] + r[1] + r[2] >= KANE_TIKI_COST):
             self.phase = A.KANE
             return
         self._end_turn()
@@ -1155,7 +1162,7 @@ class HawaiiState(State):
         own = self.own = self.own[:]
         own[p] = own[p][:]
         own[p][t] += 1
-        if side == 2:
+        if side == SIDE_II:
             own2 = self.own_side2 = self.own_side2[:]
             own2[p] = own2[p][:]
             own2[p][t] += 1
@@ -1459,7 +1466,7 @@ class HawaiiState(State):
             nfruit = sum(1 for code in row if (code >> 1) in FRUIT_TYPES)
             for code in row:
                 t, side = code >> 1, (code & 1) + 1
-                if t == LONG_HUT and side == 2:
+                if t == LONG_HUT and side == SIDE_II:
                     total += LONG_HUT_II_VP
                 elif t == HULA:
                     total += HULA_VP[side - 1] * len(row)
@@ -1631,12 +1638,15 @@ def _load_boat_used(data: Any, game: Game) -> list[list[bool]]:
     return _copy_rows(data)
 
 
+PAYMENT_PAIR = 2  # a saved payment is [amount, resource type]
+
+
 def _load_payments(data: Any, game: Game) -> list[tuple[int, int]]:
     if not isinstance(data, list):
         raise FieldError(f"must be a list of [amount, type] pairs, got {data!r}")
     out = []
     for x in data:
-        if (not isinstance(x, list) or len(x) != 2 or not all(is_int(v) for v in x)  # noqa: PLR2004
+        if (not isinstance(x, list) or len(x) != PAYMENT_PAIR or not all(is_int(v) for v in x)
                 or not 0 <= x[0] < game.pay_size or x[1] not in (FEET, SHELLS)):
             raise FieldError(f"holds {x!r}, not an [amount < {game.pay_size}, type 0/1] pair")
         out.append((x[0], x[1]))
