@@ -15,6 +15,7 @@ import numpy as np
 
 from meeplezoo.agents.base import Agent
 from meeplezoo.envs.hawaii import actions as A
+from meeplezoo.envs.hawaii import queries as Q
 from meeplezoo.envs.hawaii.components import (
     BOAT,
     EXCHANGE_HUT,
@@ -23,26 +24,34 @@ from meeplezoo.envs.hawaii.components import (
     FRUIT,
     FRUIT_TYPES,
     HULA,
+    HULA_VP,
     IRRIGATION,
     ISL_FRUIT4,
     ISL_KAHUNA2,
     ISL_TIKI2,
     ISL_VP5,
+    ISLAND_FRUIT,
     ISLAND_KIND,
     ISLAND_VP,
     KAHUNA,
     KAHUNA_SPACES,
     KANALOA,
+    KANALOA_VP,
     KANE,
     KU,
     LAKA,
+    LAKA_VP,
     LONG_HUT,
+    LONG_HUT_II_VP,
     LONO,
-    NUM_ROUNDS,
+    NUM_DOCKS,
     NUM_SLOTS,
     PELE,
+    SEQ_SPACES,
     SHELL_HUT,
     SHELLS,
+    SIDE_I,
+    SIDE_II,
     SPEAR_HUT,
     SURFER,
     TIKI,
@@ -52,6 +61,9 @@ from meeplezoo.envs.hawaii.components import (
 
 SHELL_VP = 0.45  # what a shell is worth in VP when spent
 FOOT_VP = 0.5
+SLOW_NEW_VILLAGE = 2  # from this many villages on, founding another is penalised
+EARLY_TIKIS = 3  # the first Tikis are worth extra (0: most, then up to this many)
+FISH_LOOKAHEAD = 3  # the cove tokens a fishing trip is judged by
 
 
 class HawaiiHeuristic(Agent):
@@ -74,7 +86,7 @@ class HawaiiHeuristic(Agent):
 
     # ------------------------------------------------------------------ values
     def _rounds_left(self, s: Any) -> int:
-        return NUM_ROUNDS - 1 - s.round  # income events still to come
+        return Q.rounds_left(s)  # income events still to come
 
     # The realm is judged by a potential: every village's end-game VP as if it were scored, weighted
     # by how likely it is to reach under a Tiki (its gap in columns, and the rounds left to close it).
@@ -93,32 +105,32 @@ class HawaiiHeuristic(Agent):
         width = s.game.long_hut_width
         reach = []
         for row in rows:
-            cols = len(row) + (width - 1 if (2 * LONG_HUT in row or 2 * LONG_HUT + 1 in row) else 0)
+            cols = len(row) + (width - 1 if Q.has_long_hut(row) else 0)
             reach.append(self._reach(s, cols, tikis))
         symbols = surfers = 0.0
         for q, row in zip(reach, rows):
             for code in row:
-                t = code >> 1
+                t = Q.tile_type(code)
                 if t in FRUIT_TYPES:
-                    symbols += q * (1 + (code & 1))
+                    symbols += q * Q.tile_side(code)
                 elif t == SURFER:
                     surfers += q
         total = 0.0
         for r, row in enumerate(rows):
             v = o["kahuna_vp"][r] if r < kahunas else 0
-            nfruit = sum(1 for code in row if (code >> 1) in FRUIT_TYPES)
+            nfruit = sum(1 for code in row if Q.tile_type(code) in FRUIT_TYPES)
             for code in row:
-                t, side = code >> 1, (code & 1) + 1
-                if t == LONG_HUT and side == 2:
-                    v += 5
+                t, side = Q.tile_type(code), Q.tile_side(code)
+                if t == LONG_HUT and side == SIDE_II:
+                    v += LONG_HUT_II_VP
                 elif t == HULA:
-                    v += side * len(row)
+                    v += HULA_VP[side - 1] * len(row)
                 elif t == IRRIGATION:
-                    v += o["irrigation_vp"][min(nfruit, 4)]
+                    v += o["irrigation_vp"][min(nfruit, len(o["irrigation_vp"]) - 1)]
                 elif t == LAKA:
-                    v += side * symbols
+                    v += LAKA_VP[side - 1] * symbols
                 elif t == KANALOA:
-                    v += 2 * side * (boats + surfers)
+                    v += KANALOA_VP[side - 1] * (boats + surfers)
             total += reach[r] * v
         # Kahunas in front of villages not founded yet still count a little
         for r in range(len(rows), kahunas):
@@ -126,7 +138,7 @@ class HawaiiHeuristic(Agent):
         return total
 
     def _realm(self, s: Any, p: int) -> tuple[list[list[int]], int, int, int]:
-        return [row[:] for row in s.rows[p]], s.kahunas[p], s.tikis[p], len(s.boats[p])
+        return [row[:] for row in Q.villages(s, p)], Q.kahunas(s, p), Q.tikis(s, p), Q.boat_count(s, p)
 
     def _base_potential(self, s: Any, p: int) -> float:
         rows, k, t, b = self._realm(s, p)
@@ -143,12 +155,13 @@ class HawaiiHeuristic(Agent):
             rows, k, ti, b = self._realm(s, p)
             if r == len(rows):
                 rows.append([])
-            rows[r].append(t * 2 + side - 1)
+            rows[r].append(Q.tile_code(t, side))
             gain = self.potential(s, p, rows, k, ti, b) - base
-            if r == len(s.rows[p]):
-                gain -= 1.0 if len(s.rows[p]) >= 2 else 0.0  # a new village is slow to reach the Tikis
+            nv = Q.village_count(s, p)
+            if r == nv:
+                gain -= 1.0 if nv >= SLOW_NEW_VILLAGE else 0.0  # a new village is slow to reach the Tikis
             else:
-                gain += 0.05 * len(s.rows[p][r])  # grow long villages
+                gain += 0.05 * Q.village_length(s, p, r)  # grow long villages
             if gain > best[1]:
                 best = (r, gain)
         return best
@@ -162,7 +175,7 @@ class HawaiiHeuristic(Agent):
         if t == TIKI:
             n = min(side, TIKI_SPACES - ti)
             bonus = sum(o["tiki_bonus_feet"][ti + i] for i in range(n)) * FOOT_VP
-            early = sum(3.0 if ti + i == 0 else (1.0 if ti + i < 3 else 0.3) for i in range(n))
+            early = sum(3.0 if ti + i == 0 else (1.0 if ti + i < EARLY_TIKIS else 0.3) for i in range(n))
             return self.potential(s, p, rows, k, ti + n, b) - base + bonus + early
         if t == KAHUNA:
             n = min(side, KAHUNA_SPACES - k)
@@ -182,7 +195,7 @@ class HawaiiHeuristic(Agent):
             v += (left + 1) * side * 1.0
         elif t == EXCHANGE_HUT:
             v += 0.3 * left
-        elif t == IRRIGATION and side == 2:
+        elif t == IRRIGATION and side == SIDE_II:
             v += left * 0.5
         elif t in FRUIT_TYPES:
             v += left * side * 0.5
@@ -207,7 +220,7 @@ class HawaiiHeuristic(Agent):
         need = self._need(s, p)
         if need <= 0:
             return 0.3 * v
-        vp1, vp2, vp3 = s.game.options["round_vp"][s.round]
+        vp1, vp2, vp3 = Q.round_vp(s)
         val = 0.6 * min(v, need)
         if v >= need:
             val += vp3 + 0.3 * (vp1 - vp3)  # reaching the target scores at least the check-mark VP
@@ -216,7 +229,7 @@ class HawaiiHeuristic(Agent):
     def _best_buy(self, s: Any, p: int) -> tuple[float, tuple[int, int, int, int]] | None:
         best = None
         for slot in range(NUM_SLOTS):
-            circles = s.circles[slot]
+            circles = Q.circles(s, slot)
             if not any(t >= 0 for t in circles):
                 continue
             move = s.move_cost(p, slot)
@@ -227,12 +240,12 @@ class HawaiiHeuristic(Agent):
                 if tok < 0:
                     continue
                 v = TOKEN_VALUE[tok]
-                for side in (1, 2):
+                for side in (SIDE_I, SIDE_II):
                     price = v * side
                     if not s.can_afford(p, [(move, FEET), (price, SHELLS)]):
                         continue
                     for t in tiles:
-                        if side == 2 and not s.can_place(p, t, True):
+                        if side == SIDE_II and not s.can_place(p, t, True):
                             continue
                         val = self.tile_value(s, p, t, side) + self._token_value(s, p, v)
                         val -= price * SHELL_VP + move * FOOT_VP
@@ -242,17 +255,17 @@ class HawaiiHeuristic(Agent):
 
     def _island_value(self, s: Any, p: int, d: int) -> float:
         o = s.game.options
-        isl = s.docks[d]
+        isl = Q.dock_island(s, d)
         k = ISLAND_KIND[isl]
         v = o["dock_vp"][d] - o["dock_cost"][d] * FOOT_VP
         if k == ISL_VP5:
             v += ISLAND_VP
         elif k == ISL_FRUIT4:
-            v += 4 * 0.5
+            v += ISLAND_FRUIT * 0.5
         elif k == ISL_KAHUNA2:
-            v += self.tile_value(s, p, KAHUNA, 2) if s.can_place(p, KAHUNA, False) else 0
+            v += self.tile_value(s, p, KAHUNA, SIDE_II) if s.can_place(p, KAHUNA, False) else 0
         elif k == ISL_TIKI2:
-            v += self.tile_value(s, p, TIKI, 2) if s.can_place(p, TIKI, False) else 0
+            v += self.tile_value(s, p, TIKI, SIDE_II) if s.can_place(p, TIKI, False) else 0
         else:
             v += 3.0
         return v
@@ -265,16 +278,16 @@ class HawaiiHeuristic(Agent):
             self.plan = buy[1]
         need = self._need(s, p)
         if mask[A.MAIN_FISH]:
-            fish = sum(s.game.token_fish[t] for t in s.cove[:3])
+            fish = Q.cove_fish(s, FISH_LOOKAHEAD)
             val = (0.8 * min(fish, max(need, 0)) + (3.0 if 0 < need <= fish else 0.0)) - 1.0
             options.append((val, A.MAIN_FISH))
-        for d in range(4):
+        for d in range(NUM_DOCKS):
             if mask[A.MAIN_ISLAND + d]:
                 options.append((self._island_value(s, p, d), A.MAIN_ISLAND + d))
-        for sp in range(5):
+        for sp in range(SEQ_SPACES):
             a = A.MAIN_PASS + sp
             if mask[a]:
-                tok = s.seq[sp]
+                tok = Q.sequence_token(s, sp)
                 v = TOKEN_VALUE[tok] if tok >= 0 else 0
                 val = self._token_value(s, p, v) * 0.7 + (0.8 if sp == 0 else 0.0) - 0.1 * sp
                 options.append((val, a))
@@ -308,20 +321,20 @@ class HawaiiHeuristic(Agent):
             if s.kind == 1 and plan and mask[off + plan[2]]:
                 return off + plan[2]
             cands = [int(a) - off for a in legal]
-            return off + max(cands, key=lambda t: self.tile_value(s, p, t, 2))
+            return off + max(cands, key=lambda t: self.tile_value(s, p, t, SIDE_II))
         if ph == A.SIDE:
             if plan and plan[2] == s.c_tile and mask[off + plan[3] - 1]:
                 return off + plan[3] - 1
             return int(legal[-1])
         if ph == A.ROW:
-            r, _ = self._best_row(s, p, s.c_tile, s.c_side or 2)
+            r, _ = self._best_row(s, p, s.c_tile, s.c_side or SIDE_II)
             if r >= 0 and mask[off + r]:
                 return off + r
         if ph in (A.PAY, A.SPLIT):
             return self._pay(s, p, mask, ph)
         if ph == A.KANE:
-            if s.round < NUM_ROUNDS - 1 and len(legal) > 1:
-                r = s.res[p]
+            if Q.rounds_left(s) > 0 and len(legal) > 1:
+                r = Q.resources(s, p)
                 # pay with what is most plentiful
                 best = max(legal[1:], key=lambda a: -sum(
                     x / (1 + r[k]) for k, x in enumerate(_kane(a - off))))
@@ -334,7 +347,7 @@ class HawaiiHeuristic(Agent):
                 return off + A.BOAT_DONE
             return int(legal[-1])
         if ph == A.IRRIG:
-            r = s.res[p]
+            r = Q.resources(s, p)
             return off + (FRUIT if r[FRUIT] < min(r[SHELLS], r[FEET]) else (SHELLS if r[SHELLS] <= r[FEET] else FEET))
         return int(legal[0])
 

@@ -24,6 +24,7 @@ IRRIG      irrigation-II income: 0 shell, 1 foot, 2 fruit                       
 from __future__ import annotations
 
 from .components import (
+    FRUIT,
     GOD_TYPES,
     KANE_PAYMENT_NAMES,
     NUM_DOCKS,
@@ -112,4 +113,4 @@ class ActionCodec:
             if i == BOAT_DONE:
                 return "boats done"
             return "launch fishing boat" if i == 0 else f"launch boat {i}"
-        return f"irrigation income: 1 {RESOURCE_NAMES[i].rstrip('s') if i < 2 else 'fruit'}"
+        return f"irrigation income: 1 {RESOURCE_NAMES[i].rstrip('s') if i < FRUIT else 'fruit'}"

@@ -17,6 +17,10 @@ SURFER = 12
 KU, KANE, PELE, LONO, LAKA, KANALOA = 13, 14, 15, 16, 17, 18
 KAHUNA, TIKI, BOAT = 19, 20, 21
 NUM_TYPES = 22
+# the sides of a tile (a double purchase of a one-sided Kahuna or Tiki counts as side II)
+SIDE_I, SIDE_II = 1, 2
+#: tiles a double purchase of a one-sided Kahuna or Tiki takes
+DOUBLE_TILES = 2
 
 TYPE_NAMES = (
     "start hut", "shell hut", "foot hut", "spear hut", "exchange hut", "long hut", "irrigation",
@@ -40,6 +44,7 @@ SUPPLY = {
 
 # --- resources ---------------------------------------------------------------------------------
 SHELLS, FEET, FRUIT = 0, 1, 2
+NUM_RESOURCES = 3
 RESOURCE_NAMES = ("shells", "feet", "fruit")
 RESOURCE_SHORT = ("S", "F", "R")
 
@@ -53,6 +58,7 @@ PLACE_OFFERS = (
     (BOAT,), (SURFER,), (KAHUNA,), (TIKI,), GOD_TYPES, (LONG_HUT,), (IRRIGATION,), (KAHUNA, TIKI),
 )
 PLACE_CIRCLES = (2, 2, 2, 2, 3, 1, 2, 3, 2, 2, 2, 2, 3)
+MAX_CIRCLES = max(PLACE_CIRCLES)
 PLACE_PRINTED = (6, 8, 8, 8, 12, 5, 8, 12, 8, 8, 8, 8, 12)
 GODS_PLACE = 9
 PLACE_SETS = {
@@ -101,7 +107,9 @@ assert BEACH_DIST == SLOT_ROW  # with §3.1's graph the beach distance is the ro
 # --- price tokens (rules file §5, ASSUMPTION mix) ------------------------------------------------
 NUM_TOKENS = 25
 TOKEN_VALUE = tuple(2 + t // 5 for t in range(NUM_TOKENS))
-TOKEN_SPEAR = tuple((t % 5) < 2 for t in range(NUM_TOKENS))
+TOKENS_PER_VALUE = 5
+SPEAR_TOKENS_PER_VALUE = 2  # the default of option spear_tokens_per_value
+TOKEN_SPEAR = tuple((t % TOKENS_PER_VALUE) < SPEAR_TOKENS_PER_VALUE for t in range(NUM_TOKENS))
 FISH_BY_VALUE = {2: 1, 3: 1, 4: 2, 5: 2, 6: 3}
 TOKEN_FISH = tuple(FISH_BY_VALUE[v] for v in TOKEN_VALUE)
 SEQ_SPACES = 5

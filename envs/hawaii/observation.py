@@ -47,12 +47,15 @@ import numpy as np
 from ..core.game import scaled_count as over
 from ..core.observation import Changes, ObservationSpec, Observer, details_since
 from . import actions as A
+from . import queries as Q
 from .components import (
     EXCHANGE_HUT,
     GOD_TYPES,
     GODS_PLACE,
     ISLAND_KIND,
+    KAHUNA_SPACES,
     KU,
+    MAX_BOATS,
     NUM_DOCKS,
     NUM_PLACE_KINDS,
     NUM_ROWS,
@@ -62,11 +65,17 @@ from .components import (
     PLACE_OFFERS,
     PLACE_PRINTED,
     SEQ_SPACES,
+    SIDE_II,
     SUPPLY,
+    TIKI_SPACES,
     TOKEN_VALUE,
 )
 
 MAX_P = 5
+# observation scales (see the module docstring): resources and round sums, VP, exchange huts
+RES_SCALE = 30
+VP_SCALE = 150
+HUT_SCALE = SUPPLY[EXCHANGE_HUT]
 CONTEXT = 68
 SLOT_W = NUM_PLACE_KINDS + 3 * 9 + 4 + MAX_P
 ROW_W = NUM_TYPES + 3
@@ -161,7 +170,7 @@ def _layout_block(s: Any, sc: Scales) -> np.ndarray:
 def _fill_slot(s: Any, o: np.ndarray, start: int, sl: int) -> None:
     """Price tokens on the circles of slot ``sl``."""
     b2 = start + sl * SLOT_W + NUM_PLACE_KINDS
-    for ci, t in enumerate(s.circles[sl]):
+    for ci, t in enumerate(Q.circles(s, sl)):
         cb = b2 + ci * 9
         o[cb + 2:cb + 9] = 0.0
         if t >= 0:
@@ -206,7 +215,7 @@ def _fill_docks(s: Any, o: np.ndarray, lay: dict[str, slice]) -> None:
     for d in range(NUM_DOCKS):
         b = dk + d * 12
         o[b:b + 10] = 0.0
-        isl = s.docks[d]
+        isl = Q.dock_island(s, d)
         o[b + (0 if isl < 0 else 1 + ISLAND_KIND[isl])] = 1.0
     stack = [0.0] * 10
     for isl, up in zip(s.isl_stack, s.isl_up):
@@ -223,7 +232,7 @@ def _fill_seq(s: Any, o: np.ndarray, lay: dict[str, slice]) -> None:
     for i in range(SEQ_SPACES):
         b = sq + i * 12
         o[b:b + 7] = 0.0
-        t = s.seq[i]
+        t = Q.sequence_token(s, i)
         if t >= 0:
             o[b] = 1.0
             o[b - 1 + TOKEN_VALUE[t]] = 1.0
@@ -261,19 +270,20 @@ def _board_block(s: Any, p: int) -> np.ndarray:
     """Player p's realm: villages, Kahunas, Tikis, boats, surfers, income, village VP, spears, gods."""
     out = np.zeros(NUM_ROWS * ROW_W + 21, dtype=np.float32)
     scored = s.scored_rows(p)
-    for r, row in enumerate(s.rows[p]):
+    for r, row in enumerate(Q.villages(s, p)):
         rb = r * ROW_W
         for code in row:
-            out[rb + (code >> 1)] = 1.0 if code & 1 else 0.5
+            out[rb + Q.tile_type(code)] = 1.0 if Q.is_side2(code) else 0.5
         out[rb + NUM_TYPES] = over(s.row_columns(row), 15)
         if r in scored:
             out[rb + NUM_TYPES + 1] = 1.0
         out[rb + NUM_TYPES + 2] = 1.0
     b = NUM_ROWS * ROW_W
     bt = s.boats[p]
-    n2 = bt.count(2)
+    n2 = bt.count(SIDE_II)
     inc = s.income(p)
-    out[b:b + 15] = (s.kahunas[p] / 5, s.tikis[p] / 6, (len(bt) - n2) / 8, n2 / 8, 0, 0, 0, 0, 0,
+    out[b:b + 15] = (Q.kahunas(s, p) / KAHUNA_SPACES, Q.tikis(s, p) / TIKI_SPACES, (len(bt) - n2) / MAX_BOATS,
+                     n2 / MAX_BOATS, 0, 0, 0, 0, 0,
                      over(s.surfer_reduction(p), 10), over(inc[0], 20), over(inc[1], 20), over(inc[2], 20),
                      over(s.final_village_vp(p), 100), over(s.spear_value(p), 4))
     for k, gd in enumerate(GOD_TYPES):
@@ -407,34 +417,34 @@ class HawaiiObserver(Observer):
         tokens, origin = s.changes.tokens, s.changes.origin
         cb = off.chief
         sq = off.seq
-        own, own2, used = s.own, s.own2, s.exch_used
         me = s.current_player if not terminal else -1
         for pos, p in enumerate(s.order):
             seat = (p - player) % n
             b = pb + seat * PLAYER_W
-            loc = s.loc[p]
+            loc = Q.position(s, p)
             if loc >= 0:
                 ones.append(cb + loc * SLOT_W + seat)
-            passed = s.passed[p]
+            passed = Q.sequence_space(s, p)
             if passed >= 0:
                 ones.append(sq + passed * SEQ_W + SEQ_OCCUPANT + seat)
                 ones.append(b + W_ENDED)
                 ones.append(b + W_SEQ + passed)
             if public or p == player:
-                r0, r1, r2 = s.res[p]
+                r0, r1, r2 = Q.resources(s, p)
                 idx += [b + W_RES, b + W_RES + 1, b + W_RES + 2]
-                val += [r0 / 30 if r0 < 30 else 1.0 - 1.0 / (r0 + 1), r1 / 30 if r1 < 30 else 1.0 - 1.0 / (r1 + 1),
-                        r2 / 30 if r2 < 30 else 1.0 - 1.0 / (r2 + 1)]  # over(r, 30), inlined
+                val += [r0 / RES_SCALE if r0 < RES_SCALE else 1.0 - 1.0 / (r0 + 1),
+                        r1 / RES_SCALE if r1 < RES_SCALE else 1.0 - 1.0 / (r1 + 1),
+                        r2 / RES_SCALE if r2 < RES_SCALE else 1.0 - 1.0 / (r2 + 1)]  # over(r, RES_SCALE), inlined
             tok = tokens.get(("realm", p), origin)
             cached = realms[p]
             if cached is None or cached[0] is not tok:
                 cached = realms[p] = (tok, _board_block(s, p), max(s.target_of(p), 0) / sc.target)
             _tok, bb, target = cached
-            vp = s.vp[p]
-            rs = s.rsum[p]
+            vp = Q.victory_points(s, p)
+            rs = Q.round_sum(s, p)
             idx += [b + W_VP, b + W_RSUM, b + W_TARGET]
-            val += [vp / 150 if vp < 150 else 1.0 - 1.0 / (vp + 1), rs / 30 if rs < 30 else 1.0 - 1.0 / (rs + 1),
-                    target]
+            val += [vp / VP_SCALE if vp < VP_SCALE else 1.0 - 1.0 / (vp + 1),
+                    rs / RES_SCALE if rs < RES_SCALE else 1.0 - 1.0 / (rs + 1), target]
             ones.append(b + W_ORDER + pos)
             ones.append(b + W_CHIEF + 1 + loc)  # loc -1: the beach
             o[b + W_REALM:b + W_REALM + len(bb)] = bb
@@ -443,12 +453,11 @@ class HawaiiObserver(Observer):
                 _, f1, f2 = s.free_boats(p)
             else:
                 f1 = f2 = 0
-            ex2 = own2[p][EXCHANGE_HUT]
-            u = used[p]
-            a1 = (own[p][EXCHANGE_HUT] - ex2 - u[0]) / 5
-            a2 = (ex2 - u[1]) / 5
+            h1, h2 = s.huts_free(p)
+            a1 = h1 / HUT_SCALE
+            a2 = h2 / HUT_SCALE
             idx += [b + R_FREE_BOATS, b + R_FREE_BOATS + 1, b + R_FISHING_BOAT, b + R_HUTS, b + R_HUTS + 1]
-            val += [f1 / 8, f2 / 8, 0.0 if s.boat_used[p][0] else 1.0, a1, a2]
+            val += [f1 / MAX_BOATS, f2 / MAX_BOATS, 0.0 if Q.fishing_boat_used(s, p) else 1.0, a1, a2]
             if p == me:
                 idx += [c + X_HUTS, c + X_HUTS + 1]
                 val += [a1, a2]

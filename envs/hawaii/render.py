@@ -12,6 +12,7 @@ from .components import (
     GODS_PLACE,
     ISLAND_KIND,
     ISLAND_KIND_NAMES,
+    LONG_HUT,
     NUM_DOCKS,
     NUM_SLOTS,
     PLACE_CIRCLES,
@@ -230,7 +231,7 @@ def render_rgb(s: Any) -> np.ndarray:
                 x = bx
                 for code in s.rows[p][r]:
                     t = code >> 1
-                    w = cell * (o["long_hut_width"] if t == 5 else 1) - 2
+                    w = cell * (o["long_hut_width"] if t == LONG_HUT else 1) - 2
                     d.rectangle((x, y, x + w, y + 17), fill=TYPE_COLORS[t],
                                 outline=(0, 0, 0) if code & 1 else (120, 100, 80), width=2 if code & 1 else 1)
                     d.text((x + 2, y + 2), TYPE_SHORT[t], fill=(0, 0, 0), font=font)

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.fields import Bool, BoolList, Cache, Custom, FieldError, Int, IntList, Nested, RngField, StateSchema, is_int
 from ..core.game import CorruptStateError, Game, Option, State
 from ..core.observation import Changes
 from ..core.rng import Rng, as_rng
@@ -25,6 +26,7 @@ from . import actions as A
 from .components import (
     BOAT,
     BOAT_PAID_CAPACITY,
+    DOUBLE_TILES,
     EXCHANGE_HUT,
     FEET,
     FISHING_BOAT_CAPACITY,
@@ -56,6 +58,7 @@ from .components import (
     KANALOA_VP,
     KANE,
     KANE_PAYMENTS,
+    KANE_TIKI_COST,
     KU,
     LAKA,
     LAKA_VP,
@@ -63,8 +66,11 @@ from .components import (
     LONG_HUT_II_VP,
     LONO,
     LONO_VP,
+    MAX_BOATS,
+    MAX_CIRCLES,
     NUM_DOCKS,
     NUM_ISLANDS,
+    NUM_RESOURCES,
     NUM_ROUNDS,
     NUM_ROWS,
     NUM_SLOTS,
@@ -79,6 +85,8 @@ from .components import (
     SEQ_SPACES,
     SHELL_HUT,
     SHELLS,
+    SIDE_I,
+    SIDE_II,
     SLOT_ADJ,
     SPEAR_HUT,
     SPEAR_VP,
@@ -88,6 +96,7 @@ from .components import (
     TIKI,
     TIKI_SPACES,
     TOKEN_VALUE,
+    TOKENS_PER_VALUE,
     board_distances,
 )
 
@@ -95,7 +104,14 @@ BUY, FISHING, ISLAND = 1, 2, 3
 GOD_SET = frozenset(GOD_TYPES)
 # VP accounts (for the score-recomputation invariant): round scoring (incl. Lono and the
 # sequence-space-1 bonus), spear VP, island VP, final village scoring.
-VP_ROUND, VP_SPEAR, VP_ISLAND, VP_FINAL = range(4)
+VP_ROUND, VP_SPEAR, VP_ISLAND, VP_FINAL = VP_ACCOUNTS = range(4)
+# bounds a saved state is checked against (far above anything a game reaches)
+MAX_VP = 10_000
+MAX_RESOURCE = 10_000
+MAX_PRICE = 100
+MAX_MOVE = 10
+#: above any token value and any move cost (no token on a slot; no Pele cap)
+ABOVE_ANY = 99
 
 
 def _opt(name: str, default: Any, doc: str, **kw: Any) -> Option:
@@ -230,7 +246,7 @@ class HawaiiGame(Game):
         o["irrigation_vp"] = _int_list("irrigation_vp", o["irrigation_vp"], 5, 0, 50)
         o["token_fish_by_value"] = _int_list("token_fish_by_value", o["token_fish_by_value"], 5, 1, 3)
         spears = o["spear_tokens_per_value"]
-        self.token_spear = tuple((t % 5) < spears for t in range(NUM_TOKENS))
+        self.token_spear = tuple((t % TOKENS_PER_VALUE) < spears for t in range(NUM_TOKENS))
         self.token_fish = tuple(o["token_fish_by_value"][TOKEN_VALUE[t] - 2] for t in range(NUM_TOKENS))
         self.pass_spaces = self.num_players if o["pass_positions"] == "n" else SEQ_SPACES
         self.places = PLACE_SETS[o["place_set"]]
@@ -274,20 +290,9 @@ class HawaiiGame(Game):
 class HawaiiState(State):
     """One Hawaii position.
 
-    Public fields (tests may edit them, then call :meth:`refresh`):
-
-    * ``round`` 0..4; ``order`` players in turn order; ``passed[p]`` sequence space (0-based) or -1;
-      ``turn_pos`` index into ``order`` of the player whose turn it is;
-    * ``slot_place[s]`` place id in slot P(s+1); ``circles[s][c]`` token id or -1 (c 0 = printed);
-      ``supply[t]`` tiles of type t left (gods: see ``god_stacks``, tops last); ``seq[i]`` token on
-      sequence space i+1 or -1; ``cove`` fish tokens; ``bag`` tokens in the bag;
-    * ``docks[d]`` island id or -1; ``isl_stack``/``isl_up`` the island stack from the top and
-      whether each is face up;
-    * per player p: ``vp[p]``, ``res[p] = [shells, feet, fruit]``, ``held[p]`` price tokens,
-      ``fished[p]`` fish tokens, ``loc[p]`` chieftain slot or -1 (beach), ``rows[p]`` villages as
-      lists of codes ``type * 2 + side - 1`` (start hut = 0), ``kahunas[p]``, ``tikis[p]``,
-      ``boats[p]`` sides (1/2) of bought boats, ``boat_used[p]`` (index 0 = fishing boat),
-      ``exch_used[p] = [side-I huts used, side-II huts used]``.
+    Its fields are declared once, in :data:`SCHEMA` (kinds, bounds and the meaning of each); clone
+    and JSON save/load follow from it. Tests build positions with :meth:`from_position`, or edit the
+    public fields and call :meth:`refresh`.
     """
 
     _game_class = HawaiiGame
@@ -349,32 +354,17 @@ class HawaiiState(State):
         s._mask = None
         return s
 
-    @classmethod
-    def from_position(cls, game: HawaiiGame, seed: int = 0, **fields: Any) -> HawaiiState:
-        """A new game with the given public fields replaced (for hand-made test positions)."""
-        s = cls.initial(game, seed)
-        for k, v in fields.items():
-            if not hasattr(s, k) or k.startswith("_") or k == "game":
-                raise ValueError(f"hawaii: unknown state field {k!r}")
-            setattr(s, k, v)
-        s.refresh()
-        return s
-
-    def validate(self) -> None:
-        """Raise :class:`CorruptStateError` if counts, ranges or component totals are inconsistent."""
-        _validate_state(self)
-
     def refresh(self) -> None:
         """Recompute caches (tile counts per player, current player, mask) after fields were edited."""
         n = self.game.num_players
         self.own = [[0] * NUM_TYPES for _ in range(n)]
-        self.own2 = [[0] * NUM_TYPES for _ in range(n)]
+        self.own_side2 = [[0] * NUM_TYPES for _ in range(n)]
         for p in range(n):
             for row in self.rows[p]:
                 for code in row:
                     self.own[p][code >> 1] += 1
                     if code & 1:
-                        self.own2[p][code >> 1] += 1
+                        self.own_side2[p][code >> 1] += 1
         while len(self.boat_used) < n:
             self.boat_used.append([False])
         for p in range(n):
@@ -389,7 +379,7 @@ class HawaiiState(State):
         # layout of price tokens: everything public), "slots" (logged with the slot), "supply",
         # "docks", "cove", "sequence", and ("realm", p) for player p's villages and holdings
         self.changes = Changes()
-        self._plc = [None] * n
+        self._placeable = [None] * n
 
     def _reset_ctx(self) -> None:
         self.phase = A.MAIN
@@ -460,7 +450,7 @@ class HawaiiState(State):
         """Side (1/2) of player p's tile of type t (gods are unique per realm), 0 if none."""
         if not self.own[p][t]:
             return 0
-        return 2 if self.own2[p][t] else 1
+        return 2 if self.own_side2[p][t] else 1
 
     def row_columns(self, row: list[int]) -> int:
         w = len(row)
@@ -501,7 +491,7 @@ class HawaiiState(State):
         if t == KAHUNA or t == TIKI:
             room = (KAHUNA_SPACES - self.kahunas[p]) if t == KAHUNA else (TIKI_SPACES - self.tikis[p])
             if double and self.game.options["double_single_sided_needs_both"]:
-                return room >= 2 and self.supply[t] >= 2
+                return room >= DOUBLE_TILES and self.supply[t] >= DOUBLE_TILES
             return room >= 1 and self.supply[t] >= 1
         if t == BOAT:
             return len(self.boats[p]) < self.game.options["max_boats"] and self.supply[BOAT] >= 1
@@ -527,8 +517,8 @@ class HawaiiState(State):
         return [t for t in offers if self.supply[t] > 0]
 
     def surfer_reduction(self, p: int) -> int:
-        n1 = self.own[p][SURFER] - self.own2[p][SURFER]
-        n2 = self.own2[p][SURFER]
+        n1 = self.own[p][SURFER] - self.own_side2[p][SURFER]
+        n2 = self.own_side2[p][SURFER]
         if self.game.options["surfers_stack"]:
             return n1 * SURFER_REDUCTION[0] + n2 * SURFER_REDUCTION[1]
         return SURFER_REDUCTION[1] if n2 else (SURFER_REDUCTION[0] if n1 else 0)
@@ -547,7 +537,7 @@ class HawaiiState(State):
 
     def spear_value(self, p: int) -> int:
         """VP per spear token acquired: spear huts and Ku add up (§9)."""
-        own, own2 = self.own[p], self.own2[p]
+        own, own2 = self.own[p], self.own_side2[p]
         v = (own[SPEAR_HUT] - own2[SPEAR_HUT]) * SPEAR_VP[0] + own2[SPEAR_HUT] * SPEAR_VP[1]
         ku = self.side_of(p, KU)
         if ku:
@@ -574,7 +564,7 @@ class HawaiiState(State):
     # ---------------------------------------------------------------- payments
     def huts_free(self, p: int) -> tuple[int, int]:
         """Exchange huts still usable by p now: (side I count, side II count)."""
-        n2 = self.own2[p][EXCHANGE_HUT]
+        n2 = self.own_side2[p][EXCHANGE_HUT]
         n1 = self.own[p][EXCHANGE_HUT] - n2
         u = self.exch_used[p]
         return n1 - u[0], n2 - u[1]
@@ -681,7 +671,7 @@ class HawaiiState(State):
         for i, side in enumerate(self.boats[p]):
             if used[i + 1] or (exclude and i + 1 in exclude):
                 continue
-            if side == 2:
+            if side == SIDE_II:
                 b2 += 1
             else:
                 b1 += 1
@@ -692,7 +682,7 @@ class HawaiiState(State):
         for i in sel:
             if i == 0:
                 s0 += 1
-            elif self.boats[p][i - 1] == 2:
+            elif self.boats[p][i - 1] == SIDE_II:
                 s2 += 1
             else:
                 s1 += 1
@@ -768,9 +758,9 @@ class HawaiiState(State):
 
     def placeable(self, p: int) -> list[bool]:
         """Per tile type, whether one tile of it could be placed by p now (cached until a realm changes)."""
-        pc = self._plc[p]
+        pc = self._placeable[p]
         if pc is None:
-            pc = self._plc[p] = self._compute_placeable(p)
+            pc = self._placeable[p] = self._compute_placeable(p)
         return pc
 
     def _compute_placeable(self, p: int) -> list[bool]:
@@ -809,19 +799,19 @@ class HawaiiState(State):
         dist = g.beach_dist if loc < 0 else g.slot_dist[loc]
         waypoint = g.options["beach_as_waypoint"] and loc >= 0
         pele = self.side_of(p, PELE)
-        cap = PELE_CAP[pele - 1] if pele else 99
+        cap = PELE_CAP[pele - 1] if pele else ABOVE_ANY
         choose_fruit = g.options["fruit_kind_choice_on_purchase"]
         memo: dict[int, bool] = {}
         for s in range(NUM_SLOTS):
             c0, c1, c2 = self.circles[s]
-            v = 99
+            v = ABOVE_ANY
             if c0 >= 0:
                 v = TOKEN_VALUE[c0]
             if c1 >= 0 and TOKEN_VALUE[c1] < v:
                 v = TOKEN_VALUE[c1]
             if c2 >= 0 and TOKEN_VALUE[c2] < v:
                 v = TOKEN_VALUE[c2]
-            if v == 99:
+            if v == ABOVE_ANY:
                 continue
             pl = self.slot_place[s]
             ok = False
@@ -974,7 +964,7 @@ class HawaiiState(State):
             if can[0] and not used[0] and 0 not in self.boats_sel:
                 m.append(off)
             for i, side in enumerate(self.boats[p]):
-                if not used[i + 1] and i + 1 not in self.boats_sel and can[2 if side == 2 else 1]:
+                if not used[i + 1] and i + 1 not in self.boats_sel and can[SIDE_II if side == SIDE_II else SIDE_I]:
                     m.append(off + i + 1)
         elif ph == A.IRRIG:
             m.extend((off, off + 1, off + 2))
@@ -1141,7 +1131,7 @@ class HawaiiState(State):
         elif t == BOAT:
             self.supply[BOAT] -= 1
             self.changes.mark(("realm", p))
-            self._plc = [None] * len(self._plc)
+            self._placeable = [None] * len(self._placeable)
             self.boats[p].append(side)
             self.boat_used[p].append(False)
         else:
@@ -1155,7 +1145,7 @@ class HawaiiState(State):
             self.acquire_spear_token(p)
         r = self.res[p]
         if (t == KANE and self.supply[TIKI] > 0 and self.tikis[p] < TIKI_SPACES
-                and r[0] + r[1] + r[2] >= 2):
+                and r[0] + r[1] + r[2] >= KANE_TIKI_COST):
             self.phase = A.KANE
             return
         self._end_turn()
@@ -1166,11 +1156,16 @@ class HawaiiState(State):
             rows.append([])
         rows[r].append(t * 2 + side - 1)
         self.changes.mark(("realm", p))
-        self._plc[p] = None
+        self._placeable[p] = None
         self.changes.mark("supply")
-        self.own[p][t] += 1
-        if side == 2:
-            self.own2[p][t] += 1
+        # own and own_side2 are shared with clones (copied here, on the rare write, not on every clone)
+        own = self.own = self.own[:]
+        own[p] = own[p][:]
+        own[p][t] += 1
+        if side == SIDE_II:
+            own2 = self.own_side2 = self.own_side2[:]
+            own2[p] = own2[p][:]
+            own2[p][t] += 1
 
     def place_village_tile(self, p: int, t: int, side: int, r: int) -> None:
         """Take a village tile from the supply (not gods) and place it in row r."""
@@ -1190,7 +1185,7 @@ class HawaiiState(State):
         while placed < count and self.kahunas[p] < KAHUNA_SPACES and self.supply[KAHUNA] > 0:
             self.supply[KAHUNA] -= 1
             self.changes.mark(("realm", p))
-            self._plc = [None] * len(self._plc)
+            self._placeable = [None] * len(self._placeable)
             self.changes.mark("supply")
             self._gain(p, SHELLS, bonus[self.kahunas[p]])
             self.kahunas[p] += 1
@@ -1204,7 +1199,7 @@ class HawaiiState(State):
         while placed < count and self.tikis[p] < TIKI_SPACES and self.supply[TIKI] > 0:
             self.supply[TIKI] -= 1
             self.changes.mark(("realm", p))
-            self._plc = [None] * len(self._plc)
+            self._placeable = [None] * len(self._placeable)
             self.changes.mark("supply")
             self._gain(p, FEET, bonus[self.tikis[p]])
             self.tikis[p] += 1
@@ -1344,7 +1339,7 @@ class HawaiiState(State):
         """§14.2: base income plus huts, Kane, Ku and fruit tiles (irrigation II is a decision)."""
         bi = self.game.options["base_income"]
         base = bi[self.round] if self.round < len(bi) else (0, 0)
-        own, own2 = self.own[p], self.own2[p]
+        own, own2 = self.own[p], self.own_side2[p]
         shells = base[0] + own[SHELL_HUT] + own2[SHELL_HUT]
         feet = base[1] + own[FOOT_HUT] + own2[FOOT_HUT]
         kane = self.side_of(p, KANE)
@@ -1367,9 +1362,9 @@ class HawaiiState(State):
                 for k in range(3):
                     r[k] += inc[k]
                 if last:  # no decision after the last round: irrigation II gives fruit
-                    r[FRUIT] += self.own2[p][IRRIGATION]
+                    r[FRUIT] += self.own_side2[p][IRRIGATION]
                 else:
-                    queue.extend([p] * self.own2[p][IRRIGATION])
+                    queue.extend([p] * self.own_side2[p][IRRIGATION])
         if last:
             self.final_scoring()
             return
@@ -1471,7 +1466,7 @@ class HawaiiState(State):
             nfruit = sum(1 for code in row if (code >> 1) in FRUIT_TYPES)
             for code in row:
                 t, side = code >> 1, (code & 1) + 1
-                if t == LONG_HUT and side == 2:
+                if t == LONG_HUT and side == SIDE_II:
                     total += LONG_HUT_II_VP
                 elif t == HULA:
                     total += HULA_VP[side - 1] * len(row)
@@ -1527,236 +1522,198 @@ class HawaiiState(State):
         s._mask = None
         return s
 
-    # -------------------------------------------------------------- copies
-    def clone(self) -> HawaiiState:
-        s = HawaiiState.__new__(HawaiiState)
-        d = s.__dict__
-        d.update(self.__dict__)
-        s.rng = self.rng.clone()
-        s.slot_place = self.slot_place[:]
-        s.circles = [c[:] for c in self.circles]
-        s.supply = self.supply[:]
-        s.god_stacks = [self.god_stacks[0][:], self.god_stacks[1][:]]
-        s.seq = self.seq[:]
-        s.cove = self.cove[:]
-        s.bag = self.bag[:]
-        s.docks = self.docks[:]
-        s.isl_stack = self.isl_stack[:]
-        s.isl_up = self.isl_up[:]
-        s.order = self.order[:]
-        s.passed = self.passed[:]
-        s.vp = self.vp[:]
-        s.vp_parts = [x[:] for x in self.vp_parts]
-        s.res = [x[:] for x in self.res]
-        s.held = [x[:] for x in self.held]
-        s.fished = [x[:] for x in self.fished]
-        s.loc = self.loc[:]
-        s.rsum = self.rsum[:]
-        s.rows = [[r[:] for r in rows] for rows in self.rows]
-        s.kahunas = self.kahunas[:]
-        s.tikis = self.tikis[:]
-        s.boats = [x[:] for x in self.boats]
-        s.boat_used = [x[:] for x in self.boat_used]
-        s.exch_used = [x[:] for x in self.exch_used]
-        s.own = [x[:] for x in self.own]
-        s.own2 = [x[:] for x in self.own2]
-        s.payments = self.payments[:]
-        s.boats_sel = self.boats_sel[:]
-        s.pending_gain = self.pending_gain[:]
-        s.irrig_queue = self.irrig_queue[:]
-        s.changes = self.changes.copy()
-        s._plc = self._plc[:]
-        return s
-
-    _FIELDS = (
-        "round", "order", "passed", "turn_pos", "slot_place", "circles", "supply", "god_stacks", "seq", "cove",
-        "bag", "docks", "isl_stack", "isl_up", "vp", "vp_parts", "res", "held", "fished", "loc", "rows",
-        "kahunas", "tikis", "boats", "boat_used", "exch_used", "phase", "kind", "c_slot", "c_circle", "c_tile",
-        "c_side", "c_row", "c_move", "c_price", "payments", "pay_nf", "c_fish", "c_dock", "c_cost", "boats_sel",
-        "pending_gain", "irrig_queue", "terminal", "current_player",
-    )
-
-    def _to_dict(self) -> dict[str, Any]:
-        d = {k: getattr(self, k) for k in self._FIELDS}
-        d["payments"] = [list(x) for x in self.payments]
-        d["rng"] = self.rng.s
-        return d
-
-    @classmethod
-    def _from_dict(cls, game: Game, data: dict[str, Any]) -> HawaiiState:
-        if not isinstance(data, dict):
-            raise CorruptStateError("hawaii: state must be an object")
-        missing = [k for k in (*cls._FIELDS, "rng") if k not in data]
-        if missing:
-            raise CorruptStateError(f"hawaii: saved state lacks {', '.join(missing)}")
-        s = cls.__new__(cls)
-        s.game = game
-        for k in cls._FIELDS:
-            setattr(s, k, data[k])
-        if not isinstance(data["rng"], int) or isinstance(data["rng"], bool) or data["rng"] < 0:
-            raise CorruptStateError("hawaii: bad rng state")
-        s.rng = Rng(data["rng"])
-        s.payments = [tuple(x) for x in _list(data["payments"], "payments")]
-        s.validate()
-        s._mask = None
-        s.refresh()
-        if not s.terminal:
-            if not s.legal_mask().any():
-                raise CorruptStateError("hawaii: saved position has no legal action")
-        return s
+    # -- persistence: clone, _to_dict and _from_dict follow from SCHEMA ----------------------
+    def validate(self) -> None:
+        """The invariants of a position that the schema's per-field checks cannot express: every
+        component in exactly one place, villages built by the rules, the turn consistent."""
+        g = self.game
+        n = g.num_players
+        o = g.options
+        if sorted(self.order) != list(range(n)):
+            raise _corrupt("order is not a permutation of the players")
+        spaces = [x for x in self.passed if x >= 0]
+        if len(set(spaces)) != len(spaces):
+            raise _corrupt("two chieftains on one sequence space")
+        if sorted(self.slot_place) != sorted(g.places):
+            raise _corrupt("slot_place is not the place set of this configuration")
+        tokens: list[int] = []
+        for sl, circ in enumerate(self.circles):
+            if any(circ[c] != -1 for c in range(PLACE_CIRCLES[self.slot_place[sl]], MAX_CIRCLES)):
+                raise _corrupt("circles: token on a circle the place does not have")
+            tokens += [t for t in circ if t >= 0]
+        if self.seq[0] != -1 or any(t != -1 for t in self.seq[n:]):
+            raise _corrupt("seq: token on sequence space 1 or beyond the player count")
+        tokens += [t for t in self.seq if t >= 0]
+        tokens += self.cove + self.bag
+        for p in range(n):
+            tokens += self.held[p] + self.fished[p]
+        if sorted(tokens) != list(range(NUM_TOKENS)):
+            raise _corrupt("price tokens are not each in exactly one place")
+        if len(self.isl_up) != len(self.isl_stack):
+            raise _corrupt("isl_up must be one bool per stacked island")
+        if sorted([i for i in self.docks if i >= 0] + self.isl_stack) != list(range(NUM_ISLANDS)):
+            raise _corrupt("islands are not each in exactly one place")
+        for p in range(n):
+            if sum(self.vp_parts[p]) != self.vp[p]:
+                raise _corrupt("vp_parts do not add up to vp")
+        placed = [0] * NUM_TYPES
+        for p in range(n):
+            rows = self.rows[p]
+            if len(rows) > NUM_ROWS:
+                raise _corrupt(f"rows: a realm has at most {NUM_ROWS} villages")
+            if o["printed_start_hut"] and (not rows or START_HUT_CODE not in rows[0]):
+                raise _corrupt("rows: the printed start hut is missing from row 1")
+            seen_gods: set[int] = set()
+            for r, row in enumerate(rows):
+                if not row:
+                    raise _corrupt("rows: empty village row")
+                types = [c >> 1 for c in row]
+                if len(set(types)) != len(types):
+                    raise _corrupt("rows: a village holds one tile type twice")
+                if START_HUT_CODE in row and (r != 0 or not o["printed_start_hut"]):
+                    raise _corrupt("rows: start hut outside row 1")
+                if START_HUT_CODE + 1 in row:
+                    raise _corrupt("rows: the start hut has no side II")
+                if types[0] not in HUT_TYPES and types[0] != 0:
+                    raise _corrupt("rows: a village must be founded with a hut")
+                vg = [t for t in types if KU <= t <= KANALOA]
+                if len(vg) > 1 or any(t in seen_gods for t in vg):
+                    raise _corrupt("rows: more than one god in a village or a god twice in a realm")
+                seen_gods.update(vg)
+                for t in types:
+                    placed[t] += 1
+            if len(self.boats[p]) > o["max_boats"]:
+                raise _corrupt("boats: more boats than allowed")
+            if len(self.boat_used[p]) != 1 + len(self.boats[p]):
+                raise _corrupt("boat_used must be one bool per boat (fishing boat first)")
+            placed[KAHUNA] += self.kahunas[p]
+            placed[TIKI] += self.tikis[p]
+            placed[BOAT] += len(self.boats[p])
+        for t, c in SUPPLY.items():
+            if self.supply[t] + placed[t] != c:
+                raise _corrupt(f"supply: {c} tiles of type {t} expected, supply and realms hold "
+                               f"{self.supply[t] + placed[t]}")
+        gods = self.god_stacks[0] + self.god_stacks[1]
+        for gd in GOD_TYPES:
+            if self.supply[gd] != 0 or gods.count(gd) + placed[gd] != o["gods_per_kind"]:
+                raise _corrupt("god_stacks: god tiles are not conserved")
+        if self.terminal != (self.current_player == -1):
+            raise _corrupt("current_player must be -1 exactly when the game is over")
+        if not self.terminal:
+            if self.phase != A.IRRIG and (self.current_player != self.order[self.turn_pos]
+                                          or self.passed[self.current_player] >= 0):
+                raise _corrupt("current_player: the player to move is not the one whose turn it is")
+            if not self.legal_mask().any():
+                raise _corrupt("the position has no legal action")
 
     # -------------------------------------------------------------- display
     def action_name(self, action: int) -> str:
         return self.game.codec.name(int(action))
 
 
-
-def _list(x: Any, name: str) -> list:
-    if not isinstance(x, list):
-        raise CorruptStateError(f"hawaii: {name} must be a list")
-    return x
-
-
-def _ints(x: Any, name: str, lo: int, hi: int, length: int | None = None) -> list[int]:
-    if not isinstance(x, list) or (length is not None and len(x) != length):
-        raise CorruptStateError(f"hawaii: {name} must be a list" + (f" of {length} ints" if length else ""))
-    for v in x:
-        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-            raise CorruptStateError(f"hawaii: {name} holds {v!r}, outside [{lo}, {hi}]")
-    return x
-
-
-def _int(x: Any, name: str, lo: int, hi: int) -> int:
-    if isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi:
-        raise CorruptStateError(f"hawaii: {name}={x!r} outside [{lo}, {hi}]")
-    return x
-
-
-def _validate_state(s: HawaiiState) -> None:
-    """Reject a loaded state whose counts, ranges or component totals are inconsistent."""
-    g = s.game
-    n = g.num_players
-    o = g.options
-    _int(s.round, "round", 0, NUM_ROUNDS - 1)
-    if sorted(_ints(s.order, "order", 0, n - 1, n)) != list(range(n)):
-        raise CorruptStateError("hawaii: order is not a permutation of the players")
-    _ints(s.passed, "passed", -1, g.pass_spaces - 1, n)
-    spaces = [x for x in s.passed if x >= 0]
-    if len(set(spaces)) != len(spaces):
-        raise CorruptStateError("hawaii: two chieftains on one sequence space")
-    _int(s.turn_pos, "turn_pos", 0, n - 1)
-    if sorted(_ints(s.slot_place, "slot_place", 0, len(PLACE_CIRCLES) - 1, NUM_SLOTS)) != sorted(g.places):
-        raise CorruptStateError("hawaii: slot_place is not the place set of this configuration")
-    if not isinstance(s.circles, list) or len(s.circles) != NUM_SLOTS:
-        raise CorruptStateError("hawaii: circles must be 10 lists")
-    tokens: list[int] = []
-    for sl, circ in enumerate(s.circles):
-        _ints(circ, "circles", -1, NUM_TOKENS - 1, 3)
-        for c in range(PLACE_CIRCLES[s.slot_place[sl]], 3):
-            if circ[c] != -1:
-                raise CorruptStateError("hawaii: token on a circle the place does not have")
-        tokens += [t for t in circ if t >= 0]
-    _ints(s.seq, "seq", -1, NUM_TOKENS - 1, SEQ_SPACES)
-    if s.seq[0] != -1 or any(t != -1 for t in s.seq[n:]):
-        raise CorruptStateError("hawaii: token on sequence space 1 or beyond the player count")
-    tokens += [t for t in s.seq if t >= 0]
-    tokens += _ints(s.cove, "cove", 0, NUM_TOKENS - 1) + _ints(s.bag, "bag", 0, NUM_TOKENS - 1)
-    for name in ("held", "fished", "res", "vp_parts", "rows", "boats", "boat_used", "exch_used"):
-        if not isinstance(getattr(s, name), list) or len(getattr(s, name)) != n:
-            raise CorruptStateError(f"hawaii: {name} must hold one entry per player")
-    for p in range(n):
-        tokens += _ints(s.held[p], "held", 0, NUM_TOKENS - 1) + _ints(s.fished[p], "fished", 0, NUM_TOKENS - 1)
-    if sorted(tokens) != list(range(NUM_TOKENS)):
-        raise CorruptStateError("hawaii: price tokens are not each in exactly one place")
-    _ints(s.docks, "docks", -1, NUM_ISLANDS - 1, NUM_DOCKS)
-    _ints(s.isl_stack, "isl_stack", 0, NUM_ISLANDS - 1)
-    if not isinstance(s.isl_up, list) or len(s.isl_up) != len(s.isl_stack) or any(
-            not isinstance(u, bool) for u in s.isl_up):
-        raise CorruptStateError("hawaii: isl_up must be one bool per stacked island")
-    if sorted([i for i in s.docks if i >= 0] + s.isl_stack) != list(range(NUM_ISLANDS)):
-        raise CorruptStateError("hawaii: islands are not each in exactly one place")
-    _ints(s.vp, "vp", 0, 10_000, n)
-    for p in range(n):
-        if sum(_ints(s.vp_parts[p], "vp_parts", 0, 10_000, 4)) != s.vp[p]:
-            raise CorruptStateError("hawaii: vp_parts do not add up to vp")
-        _ints(s.res[p], "res", 0, 10_000, 3)
-    _ints(s.loc, "loc", -1, NUM_SLOTS - 1, n)
-    _ints(s.kahunas, "kahunas", 0, KAHUNA_SPACES, n)
-    _ints(s.tikis, "tikis", 0, TIKI_SPACES, n)
-    _ints(s.supply, "supply", 0, 100, NUM_TYPES)
-    if not isinstance(s.god_stacks, list) or len(s.god_stacks) != 2:
-        raise CorruptStateError("hawaii: god_stacks must be two lists")
-    gods = _ints(s.god_stacks[0], "god_stacks", KU, KANALOA) + _ints(s.god_stacks[1], "god_stacks", KU, KANALOA)
-    placed = [0] * NUM_TYPES
-    for p in range(n):
-        rows = s.rows[p]
-        if not isinstance(rows, list) or len(rows) > NUM_ROWS:
-            raise CorruptStateError("hawaii: a realm has at most 5 villages")
-        if o["printed_start_hut"] and (not rows or not isinstance(rows[0], list) or 0 not in rows[0]):
-            raise CorruptStateError("hawaii: the printed start hut is missing from row 1")
-        seen_gods: set[int] = set()
-        for r, row in enumerate(rows):
-            _ints(row, "rows", 0, 2 * KANALOA + 1)
-            if not row:
-                raise CorruptStateError("hawaii: empty village row")
-            types = [c >> 1 for c in row]
-            if len(set(types)) != len(types):
-                raise CorruptStateError("hawaii: a village holds one tile type twice")
-            if START_HUT_CODE in row and (r != 0 or not o["printed_start_hut"] or row.count(1)):
-                raise CorruptStateError("hawaii: start hut outside row 1")
-            if 1 in row:
-                raise CorruptStateError("hawaii: the start hut has no side II")
-            if types[0] not in HUT_TYPES and types[0] != 0:
-                raise CorruptStateError("hawaii: a village must be founded with a hut")
-            vg = [t for t in types if KU <= t <= KANALOA]
-            if len(vg) > 1 or any(t in seen_gods for t in vg):
-                raise CorruptStateError("hawaii: more than one god in a village or a god twice in a realm")
-            seen_gods.update(vg)
-            for t in types:
-                placed[t] += 1
-        _ints(s.boats[p], "boats", 1, 2)
-        if len(s.boats[p]) > o["max_boats"]:
-            raise CorruptStateError("hawaii: more boats than allowed")
-        bu = s.boat_used[p]
-        if not isinstance(bu, list) or len(bu) != 1 + len(s.boats[p]) or any(not isinstance(b, bool) for b in bu):
-            raise CorruptStateError("hawaii: boat_used must be one bool per boat (fishing boat first)")
-        _ints(s.exch_used[p], "exch_used", 0, NUM_ROWS, 2)
-        placed[KAHUNA] += s.kahunas[p]
-        placed[TIKI] += s.tikis[p]
-        placed[BOAT] += len(s.boats[p])
-    for t, c in SUPPLY.items():
-        if s.supply[t] + placed[t] != c:
-            raise CorruptStateError(f"hawaii: {c} tiles of type {t} expected, supply and realms hold "
-                                    f"{s.supply[t] + placed[t]}")
-    for gd in GOD_TYPES:
-        if s.supply[gd] != 0 or gods.count(gd) + placed[gd] != o["gods_per_kind"]:
-            raise CorruptStateError("hawaii: god tiles are not conserved")
-    _int(s.phase, "phase", 0, A.NUM_PHASES - 1)
-    _int(s.kind, "kind", 0, 3)
-    for name, lo, hi in (("c_slot", -1, 9), ("c_circle", -1, 2), ("c_tile", -1, NUM_TYPES - 1), ("c_side", 0, 2),
-                         ("c_row", -1, NUM_ROWS - 1), ("c_move", 0, 10), ("c_price", 0, 100),
-                         ("pay_nf", 0, g.pay_size - 1), ("c_fish", 0, A.MAX_FISH_TAKE), ("c_dock", -1, 3),
-                         ("c_cost", 0, 100)):
-        _int(getattr(s, name), name, lo, hi)
-    for x in s.payments:
-        if len(x) != 2:
-            raise CorruptStateError("hawaii: bad payment")
-        _int(x[0], "payment", 0, g.pay_size - 1)
-        _int(x[1], "payment type", 0, 1)
-    _ints(s.boats_sel, "boats_sel", 0, 8)
-    _ints(s.pending_gain, "pending_gain", 0, 100, 3)
-    _ints(s.irrig_queue, "irrig_queue", 0, n - 1)
-    if not isinstance(s.terminal, bool):
-        raise CorruptStateError("hawaii: terminal must be a bool")
-    _int(s.current_player, "current_player", -1, n - 1)
-    if s.terminal != (s.current_player == -1):
-        raise CorruptStateError("hawaii: current_player must be -1 exactly when the game is over")
-    if not s.terminal and s.phase != A.IRRIG:
-        if s.current_player != s.order[s.turn_pos] or s.passed[s.current_player] >= 0:
-            raise CorruptStateError("hawaii: the player to move is not the one whose turn it is")
-
-
 START_HUT_CODE = 0
+
+def _corrupt(msg: str) -> CorruptStateError:
+    return CorruptStateError(f"hawaii: corrupt saved state: {msg}")
+
+
+def _players(g: Game) -> int:
+    return g.num_players
+
+
+def _last_player(g: Game) -> int:
+    return g.num_players - 1
+
+
+def _copy_rows(rows: list[list[Any]]) -> list[list[Any]]:
+    return [r[:] for r in rows]
+
+
+def _load_boat_used(data: Any, game: Game) -> list[list[bool]]:
+    if not isinstance(data, list) or len(data) != game.num_players:
+        raise FieldError(f"must be {game.num_players} lists of bools, got {data!r}")
+    for row in data:
+        if not isinstance(row, list) or not row or not all(isinstance(b, bool) for b in row):
+            raise FieldError(f"must hold non-empty lists of bools, got {row!r}")
+    return _copy_rows(data)
+
+
+PAYMENT_PAIR = 2  # a saved payment is [amount, resource type]
+
+
+def _load_payments(data: Any, game: Game) -> list[tuple[int, int]]:
+    if not isinstance(data, list):
+        raise FieldError(f"must be a list of [amount, type] pairs, got {data!r}")
+    out = []
+    for x in data:
+        if (not isinstance(x, list) or len(x) != PAYMENT_PAIR or not all(is_int(v) for v in x)
+                or not 0 <= x[0] < game.pay_size or x[1] not in (FEET, SHELLS)):
+            raise FieldError(f"holds {x!r}, not an [amount < {game.pay_size}, type 0/1] pair")
+        out.append((x[0], x[1]))
+    return out
+
+
+SCHEMA = StateSchema("hawaii", [
+    RngField(doc="the chance stream (price-token draws; the piles are shuffled at setup)"),
+    Int("round", 0, NUM_ROUNDS - 1, doc="the round, 0-based"),
+    IntList("order", _players, 0, _last_player, doc="the players in turn order (sequence track)"),
+    IntList("passed", _players, -1, lambda g: g.pass_spaces - 1,
+            doc="passed[p]: the sequence space (0-based) p ended his round on, or -1"),
+    Int("turn_pos", 0, _last_player, doc="index into order of the player whose turn it is"),
+    IntList("slot_place", NUM_SLOTS, 0, len(PLACE_CIRCLES) - 1, doc="the place id in each slot P1..P10"),
+    Nested("circles", (NUM_SLOTS, MAX_CIRCLES), -1, NUM_TOKENS - 1,
+           doc="circles[s][c]: the price token on circle c of slot s (0 = printed), or -1"),
+    IntList("supply", NUM_TYPES, 0, max(SUPPLY.values()), doc="tiles of each type left (gods: god_stacks)"),
+    Nested("god_stacks", (2, None), KU, KANALOA, doc="the two god stacks, tops last"),
+    IntList("seq", SEQ_SPACES, -1, NUM_TOKENS - 1, doc="the price token on each sequence space, or -1"),
+    IntList("cove", None, 0, NUM_TOKENS - 1, doc="the fish tokens in the cove, best first"),
+    IntList("bag", None, 0, NUM_TOKENS - 1, doc="the price tokens in the bag"),
+    IntList("docks", NUM_DOCKS, -1, NUM_ISLANDS - 1, doc="the island at each dock, or -1"),
+    IntList("isl_stack", None, 0, NUM_ISLANDS - 1, doc="the island stack from the top"),
+    BoolList("isl_up", None, doc="whether each stacked island is face up"),
+    IntList("vp", _players, 0, MAX_VP, doc="victory points"),
+    Nested("vp_parts", (_players, len(VP_ACCOUNTS)), 0, MAX_VP, doc="vp[p] split by account (VP_ROUND..VP_FINAL)"),
+    Nested("res", (_players, NUM_RESOURCES), 0, MAX_RESOURCE, doc="res[p] = [shells, feet, fruit]"),
+    Nested("held", (_players, None), 0, NUM_TOKENS - 1, doc="the price tokens each player took this round"),
+    Nested("fished", (_players, None), 0, NUM_TOKENS - 1, doc="the fish tokens each player took this round"),
+    IntList("loc", _players, -1, NUM_SLOTS - 1, doc="each chieftain's slot, or -1 (beach)"),
+    Nested("rows", (_players, None, None), 0, 2 * KANALOA + 1,
+           doc="rows[p][r]: village r as tile codes type * 2 + side - 1 (start hut = 0)"),
+    IntList("kahunas", _players, 0, KAHUNA_SPACES, doc="Kahunas placed"),
+    IntList("tikis", _players, 0, TIKI_SPACES, doc="Tikis placed"),
+    Nested("boats", (_players, None), 1, 2, doc="the side (1/2) of each bought boat"),
+    Custom("boat_used", copy=_copy_rows, load=_load_boat_used,
+           doc="boat_used[p][i]: boat i launched this turn (0 = the fishing boat)"),
+    Nested("exch_used", (_players, 2), 0, NUM_ROWS, doc="[side-I huts used, side-II huts used] this turn"),
+    Int("phase", 0, A.NUM_PHASES - 1, doc="the decision asked (actions.py phases)"),
+    Int("kind", 0, ISLAND, doc="the turn's action: 0 none, BUY, FISHING, ISLAND"),
+    Int("c_slot", -1, NUM_SLOTS - 1, doc="the slot of the purchase, or -1"),
+    Int("c_circle", -1, MAX_CIRCLES - 1, doc="the circle of the chosen token, or -1"),
+    Int("c_tile", -1, NUM_TYPES - 1, doc="the tile type chosen, or -1"),
+    Int("c_side", 0, 2, doc="the side chosen (0 = not yet)"),
+    Int("c_row", -1, NUM_ROWS - 1, doc="the village chosen, or -1"),
+    Int("c_move", 0, MAX_MOVE, doc="the feet the move costs"),
+    Int("c_price", 0, MAX_PRICE, doc="the shells the purchase costs"),
+    Custom("payments", copy=list.copy, save=lambda v: [list(x) for x in v], load=_load_payments,
+           doc="payments still to make: (amount, resource type) pairs"),
+    Int("pay_nf", 0, lambda g: g.pay_size - 1, doc="fruit chosen for the payment being split"),
+    Int("c_fish", 0, A.MAX_FISH_TAKE, doc="fish tokens to take"),
+    Int("c_dock", -1, NUM_DOCKS - 1, doc="the dock visited, or -1"),
+    Int("c_cost", 0, MAX_PRICE, doc="the units the boats must carry"),
+    IntList("boats_sel", None, 0, MAX_BOATS, doc="the boats chosen for the launch (0 = fishing boat)"),
+    IntList("pending_gain", NUM_RESOURCES, 0, MAX_PRICE, doc="resources gained that may fund the payment"),
+    IntList("irrig_queue", None, 0, _last_player, doc="players still to choose an irrigation resource"),
+    Bool("terminal", doc="the game is over"),
+    Int("current_player", -1, _last_player, doc="who decides; -1 at the end"),
+    Cache("own", doc="own[p][t]: tiles of type t in p's realm (shared by clones: copied on write)"),
+    Cache("own_side2", doc="own_side2[p][t]: those of them showing side II (shared: copied on write)"),
+    Cache("rsum", copy=list.copy, doc="each player's round sum (round_sum)"),
+    Cache("changes", copy=Changes.copy, doc="what changed since the observer last looked"),
+    Cache("_placeable", copy=list.copy, doc="per player the placeable tile types, or None (not computed)"),
+    Cache("_mask", doc="the read-only legal mask"),
+])
+HawaiiState.schema = SCHEMA
+HawaiiState.clone = SCHEMA.bind(HawaiiState)  # type: ignore[method-assign]
 
 
 HawaiiGame.state_class = HawaiiState
