@@ -354,8 +354,26 @@ class HawaiiState(State):
         s._mask = None
         return s
 
+    @classmethod
+    def from_position(cls, game: Game, seed: int = 0, **fields: Any) -> HawaiiState:
+        """A setup position with ``fields`` overwritten by name, completed as a test would mean it: boats
+        given without ``boat_used`` are unused, and in the main phase the turn order says who decides."""
+        s = cls.initial(game, seed)
+        SCHEMA.assign(s, fields)
+        n = game.num_players
+        while len(s.boat_used) < n:
+            s.boat_used.append([False])
+        for p in range(n):
+            bu = s.boat_used[p]
+            while len(bu) < 1 + len(s.boats[p]):
+                bu.append(False)
+        if not s.terminal and s.phase == A.MAIN and "current_player" not in fields:
+            s.current_player = s.order[s.turn_pos]
+        s.refresh()
+        return s
+
     def refresh(self) -> None:
-        """Recompute caches (tile counts per player, current player, mask) after fields were edited."""
+        """Recompute the caches (tile counts per player, round sums, mask) after fields were edited."""
         n = self.game.num_players
         self.own = [[0] * NUM_TYPES for _ in range(n)]
         self.own_side2 = [[0] * NUM_TYPES for _ in range(n)]
@@ -365,14 +383,6 @@ class HawaiiState(State):
                     self.own[p][code >> 1] += 1
                     if code & 1:
                         self.own_side2[p][code >> 1] += 1
-        while len(self.boat_used) < n:
-            self.boat_used.append([False])
-        for p in range(n):
-            bu = self.boat_used[p]
-            while len(bu) < 1 + len(self.boats[p]):
-                bu.append(False)
-        if not self.terminal and self.phase == A.MAIN:
-            self.current_player = self.order[self.turn_pos]
         self._mask = None
         self._recount_round_sums()
         # what changed, for whoever derives data from the position (the observer): "board" (a new

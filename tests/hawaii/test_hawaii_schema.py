@@ -63,6 +63,8 @@ def test_a_bad_field_is_refused_naming_it(field, value, words):
     ("vp", [1, 2, 3], "vp_parts do not add up to vp"),
     ("bag", [0], "price tokens are not each in exactly one place"),
     ("boat_used", [[True, False], [False], [False, False]], "boat_used must be one bool per boat"),
+    ("boat_used", [[True], [False], [False]], "boat_used must be one bool per boat"),  # too few: not padded
+    ("current_player", 0, "the player to move is not the one whose turn it is"),  # not corrected either
 ])
 def test_invariants_beyond_the_schema_are_checked_by_validate(field, value, words):
     with pytest.raises(CorruptStateError, match=re.escape(words)):
