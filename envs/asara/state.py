@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.fields import Cache, Int, IntList, Nested, RngField, StateSchema
 from ..core.game import CorruptStateError, Game, Option, State
 from ..core.observation import Changes
 from ..core.rng import Rng, as_rng
@@ -41,6 +42,7 @@ from .actions import (
     LIT_DECLINE,
     MARKET_DECLINE,
     NUM_AREA_ACTIONS,
+    NUM_CARD_ACTIONS,
     PAIRS,
     SPY_DECLINE,
     SPY_NOTHING,
@@ -295,20 +297,6 @@ class AsaraState(State):
     _game_class = AsaraGame
     game: AsaraGame
 
-    # fields copied by clone() and saved by to_json(): name -> kind ("int", "list", "lists")
-    _INT_FIELDS = ("current_player", "phase", "year", "start_player", "caliph", "turn_no", "p_area", "p_k",
-                   "p_cards", "p_space", "p_pile", "p_fee", "b_left", "b_built", "lit_keep_left", "lit_placed")
-    _LIST_FIELDS = ("money", "pp", "hand", "laid_up", "laid_down", "five_by", "sp_owner", "sp_card", "lead",
-                    "display", "reserve", "towers", "deck", "lit_stack", "lit_seen", "lit_res", "lit_drawn",
-                    "year_pts", "final_pts", "open_", "b_newwin")
-
-    def __init__(self, game: AsaraGame, seed: int | None = None, *, _empty: bool = False) -> None:
-        self.game = game
-        if _empty:
-            return
-        self.rng = Rng(seed)
-        self._setup_game()
-
     # ------------------------------------------------------------------ setup
     def _setup_game(self) -> None:
         """Rules 3: displays filled, random start player with the Caliph, money 20/21/.., hands dealt."""
@@ -399,17 +387,10 @@ class AsaraState(State):
     @classmethod
     def initial(cls, game: AsaraGame, seed: int | None = None) -> AsaraState:
         """The position after setup, every setup draw from ``seed``."""
-        return cls(game, seed)
-
-    @classmethod
-    def from_position(cls, game: AsaraGame, seed: int = 0, **fields: Any) -> AsaraState:
-        """A state after setup with ``fields`` overwritten (for hand-made test positions)."""
-        s = cls.initial(game, seed)
-        for k, v in fields.items():
-            if not hasattr(s, k) or k.startswith("_") or k == "game":
-                raise ValueError(f"asara: unknown state field {k!r}")
-            setattr(s, k, v)
-        s.refresh()
+        s = cls.__new__(cls)
+        s.game = game
+        s.rng = Rng(seed)
+        s._setup_game()
         return s
 
     def refresh(self) -> None:
@@ -1331,122 +1312,27 @@ class AsaraState(State):
         finally:
             self.phase = ph
 
-    # ------------------------------------------------------------------ copies
-    def clone(self) -> AsaraState:
-        s = AsaraState.__new__(AsaraState)
-        d = s.__dict__
-        src = self.__dict__
-        d["game"] = self.game
-        d["rng"] = self.rng.clone()
-        for k in self._INT_FIELDS:
-            d[k] = src[k]
-        for k in self._LIST_FIELDS:
-            d[k] = src[k][:]
-        d["piles"] = [x[:] for x in self.piles]
-        d["hand_n"] = self.hand_n[:]
-        d["_mask"] = self._mask
-        d["_legal"] = self._legal
-        d["changes"] = self.changes.copy()
-        d["_reach"] = self._reach
-        return s
-
-    def _to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {k: getattr(self, k) for k in self._INT_FIELDS}
-        for k in self._LIST_FIELDS:
-            d[k] = list(getattr(self, k))
-        d["piles"] = [list(x) for x in self.piles]
-        d["rng"] = self.rng.s
-        return d
-
-    @classmethod
-    def _from_dict(cls, game: Game, data: dict[str, Any]) -> AsaraState:
-        assert isinstance(game, AsaraGame)
-        if not isinstance(data, dict):
-            raise CorruptStateError("asara: state must be an object")
-        s = cls(game, _empty=True)
-
-        def bad(msg: str) -> None:
-            raise CorruptStateError(f"corrupt saved asara state: {msg}")
-
-        def is_int(v: Any) -> bool:
-            return isinstance(v, int) and not isinstance(v, bool)
-
-        for k in cls._INT_FIELDS:
-            v = data.get(k)
-            if not is_int(v):
-                bad(f"{k} must be an int, got {v!r}")
-            setattr(s, k, v)
-        for k in cls._LIST_FIELDS:
-            v = data.get(k)
-            if not isinstance(v, list) or not all(is_int(x) for x in v):
-                bad(f"{k} must be a list of ints")
-            setattr(s, k, list(v))
-        piles = data.get("piles")
-        if not isinstance(piles, list) or len(piles) != 4 or not all(
-                isinstance(p, list) and all(is_int(x) and 0 <= x < 10 for x in p) for p in piles):
-            bad("piles must be 4 lists of tile kinds 0..9")
-        s.piles = [list(p) for p in piles]
-        rs = data.get("rng")
-        if not is_int(rs) or not 0 <= rs < 2**64:
-            bad("rng must be a 64-bit int")
-        s.rng = Rng(rs)
-        s.hand_n = [0] * game.num_players
-        s._mask = None
-        s._legal = None
-        s.validate()
-        s.refresh()
-        return s
-
+    # -- persistence: clone, _to_dict and _from_dict follow from SCHEMA (bottom of the module) ------
     def validate(self) -> None:
-        """Lengths, ranges and conservation of cards, tiles, lighted windows and points
+        """The invariants the schema's per-field checks cannot express: conservation of cards,
+        tiles and lighted windows, and the consistency of the phase with the turn in progress
         (raises :class:`CorruptStateError` naming the first broken one)."""
 
         def bad(msg: str) -> None:
-            raise CorruptStateError(f"corrupt saved asara state: {msg}")
+            raise CorruptStateError(f"asara: corrupt saved state: {msg}")
 
         g = self.game
         n = g.num_players
-        lengths = {"money": n, "pp": n, "hand": 5 * n, "laid_up": 5 * n, "laid_down": 5 * n, "five_by": n,
-                   "sp_owner": g.total_spaces, "sp_card": g.total_spaces, "lead": C.NUM_AREAS,
-                   "display": C.NUM_KINDS, "reserve": n * C.NUM_KINDS, "towers": n * NF * g.slots * TF,
-                   "lit_res": n * NF, "year_pts": n * C.NUM_YEARS, "final_pts": n, "open_": NF,
-                   "b_newwin": NF * g.slots * 2}
-        for k, ln in lengths.items():
-            if len(getattr(self, k)) != ln:
-                bad(f"{k} has length {len(getattr(self, k))}, expected {ln}")
-        for k in ("money", "hand", "laid_up", "laid_down", "five_by", "display", "reserve", "towers", "lit_res",
-                  "year_pts", "final_pts", "open_", "pp", "b_newwin"):
-            if min(getattr(self, k)) < 0:
-                bad(f"{k} holds a negative value")
-        if not 1 <= self.year <= C.NUM_YEARS:
-            bad(f"year {self.year} outside 1..4")
-        if not 0 <= self.phase <= PH_DONE:
-            bad(f"phase {self.phase}")
-        if self.phase == PH_DONE:
-            if self.current_player != -1:
-                bad("finished game with a current player")
-        elif not 0 <= self.current_player < n:
-            bad(f"current_player {self.current_player}")
-        for k in ("start_player", "caliph"):
-            if not 0 <= getattr(self, k) < n:
-                bad(f"{k} out of range")
-        if any(not -1 <= x < n for x in self.sp_owner):
-            bad("space owner out of range")
-        if any(not -1 <= x <= PAIR_CARD for x in self.sp_card):
-            bad("space card out of range")
+        if (self.phase == PH_DONE) != (self.current_player == -1):
+            bad("current_player is -1 exactly when the game is over")
         if any((o < 0) != (c < 0) for o, c in zip(self.sp_owner, self.sp_card)):
             bad("space owner and card disagree")
-        if any(not -1 <= x < 5 for x in self.lead):
-            bad("lead suit out of range")
-        self.refresh()
         # cards: every suit is complete (hands + deck + face-up + face-down)
         for x in range(5):
             total = sum(self.hand[q * 5 + x] + self.laid_up[q * 5 + x] + self.laid_down[q * 5 + x] for q in range(n))
             total += self.deck.count(x)
             if total != g.cards_per_suit:
                 bad(f"suit {x} has {total} cards, expected {g.cards_per_suit}")
-        if any(not 0 <= x < 5 for x in self.deck):
-            bad("deck card out of range")
         placed = sum(1 for c in self.sp_card if 0 <= c < 5) + 2 * sum(1 for c in self.sp_card if c == PAIR_CARD)
         placed += sum(self.five_by)
         if placed != sum(self.laid_up) + sum(self.laid_down):
@@ -1487,31 +1373,29 @@ class AsaraState(State):
             bad("tower sections are not conserved")
         lit = [0] * NF
         for m in self.lit_stack + self.lit_drawn:
-            if not 0 <= m < NF:
-                bad("lighted window material out of range")
             lit[m] += 1
         for m in range(NF):
             lit[m] += lit_built[m] + sum(self.lit_res[q * NF + m] for q in range(n))
             if lit[m] != g.lit_per_material:
                 bad(f"lighted windows of {C.MATERIALS[m]} not conserved")
-        if len(self.lit_seen) != len(self.lit_stack) or any(not 0 <= b < (1 << n) for b in self.lit_seen):
+        if len(self.lit_seen) != len(self.lit_stack):
             bad("lit_seen does not match the stack")
-        if self.phase in (PH_CARDS, PH_SPACE) and not 0 <= self.p_area < NUM_AREA_ACTIONS:
+        if self.phase in (PH_CARDS, PH_SPACE) and self.p_area < 0:
             bad("pending area missing")
-        if self.phase == PH_SPACE and not 0 <= self.p_cards < 20:
+        if self.phase == PH_SPACE and self.p_cards < 0:
             bad("pending cards missing")
-        if self.phase in (PH_MARKET,) and not 0 <= self.p_area < 4:
+        if self.phase == PH_MARKET and not 0 <= self.p_area < len(C.MARKET_AREAS):
             bad("market phase without a market")
-        if self.phase in (PH_SPY_PILE, PH_SPY_TAKE, PH_BUILD) and not 0 <= self.p_space < g.total_spaces:
+        if self.phase in (PH_SPY_PILE, PH_SPY_TAKE, PH_BUILD) and self.p_space < 0:
             bad("pending space missing")
-        if self.phase == PH_SPY_TAKE and not 0 <= self.p_pile < 4:
+        if self.phase == PH_SPY_TAKE and self.p_pile < 0:
             bad("pending pile missing")
-        if self.phase == PH_BUILD and not (1 <= self.b_left <= C.NUM_PLOTS and sum(self.open_) <= self.b_left):
+        if self.phase == PH_BUILD and not (self.b_left >= 1 and sum(self.open_) <= self.b_left):
             bad("build progress out of range")
         if self.phase == PH_LIT_KEEP and not 1 <= self.lit_keep_left <= len(self.lit_drawn):
             if self.lit_keep_left != 0 or g.options["lit_discard_order"] != "choose" or not self.lit_drawn:
                 bad("lighted-window choice out of range")
-        if not 0 <= self.lit_placed <= len(self.lit_stack):
+        if self.lit_placed > len(self.lit_stack):
             bad("lit_placed out of range")
         if self.phase != PH_LIT_KEEP and self.lit_drawn:
             bad("drawn lighted windows outside their choice")
@@ -1535,4 +1419,74 @@ class AsaraState(State):
         return self.game.renderer().render_text(self, viewer)
 
 
+def _max_keep(g: AsaraGame) -> int:
+    return max(keep for _fee, _shown, keep in C.LIT_OFFERS)
+
+
+_LAST = lambda g: g.num_players - 1  # noqa: E731 - a bound that depends on the player count
+
+#: every field of a position, declared once: clone, JSON save/load and the per-field checks follow
+SCHEMA = StateSchema("asara", [
+    RngField(doc="the chance stream (shuffles of decks, piles and discarded lighted windows)"),
+    Int("current_player", -1, _LAST, doc="who decides; -1 once the game is over"),
+    Int("phase", 0, PH_DONE, doc="the decision of the turn (Phase); DONE at the end"),
+    Int("year", 1, C.NUM_YEARS, doc="1..4"),
+    Int("start_player", 0, _LAST, doc="who started this year"),
+    Int("caliph", 0, _LAST, doc="holder of the Caliph's patronage"),
+    Int("turn_no", 0, None, doc="turns taken this year"),
+    Int("p_area", -1, NUM_AREA_ACTIONS - 1, doc="area-select action of the turn in progress, or -1"),
+    Int("p_k", 0, C.NUM_PLOTS, doc="sections the chosen build area asks for (0 for other areas)"),
+    Int("p_cards", -1, NUM_CARD_ACTIONS - 1, doc="card choice of the turn in progress (0-4 one card, 5+ a pair)"),
+    Int("p_space", -1, lambda g: g.total_spaces - 1, doc="global index of the card space used, or -1"),
+    Int("p_pile", -1, C.NUM_TYPES - 1, doc="the pile searched in the house of spies, or -1"),
+    Int("p_fee", 0, None, doc="the spies fee paid this turn"),
+    Int("b_left", 0, C.NUM_PLOTS, doc="build steps left in this build action"),
+    Int("b_built", 0, C.NUM_PLOTS, doc="sections built in this build action"),
+    Int("lit_keep_left", 0, _max_keep, doc="drawn lighted windows still to keep"),
+    Int("lit_placed", 0, lambda g: NF * g.lit_per_material,
+        doc="unkept windows already put under the stack (lit_discard_order='choose')"),
+    IntList("money", lambda g: g.num_players, 0, None, doc="Asari per player"),
+    IntList("pp", lambda g: g.num_players, 0, None, doc="prestige points per player (the score)"),
+    IntList("hand", lambda g: g.num_players * C.NUM_SUITS, 0, lambda g: g.cards_per_suit,
+            doc="hand[p*5 + suit]: buyer cards in hand"),
+    IntList("laid_up", lambda g: g.num_players * C.NUM_SUITS, 0, lambda g: g.cards_per_suit,
+            doc="laid_up[p*5 + suit]: cards laid face up this year"),
+    IntList("laid_down", lambda g: g.num_players * C.NUM_SUITS, 0, lambda g: g.cards_per_suit,
+            doc="laid_down[p*5 + suit]: cards laid face down this year (pairs, 5-Asari building)"),
+    IntList("five_by", lambda g: g.num_players, 0, lambda g: g.total_cards,
+            doc="cards each player laid on the 5-Asari building this year"),
+    IntList("sp_owner", lambda g: g.total_spaces, -1, _LAST, doc="the player on each card space, or -1"),
+    IntList("sp_card", lambda g: g.total_spaces, -1, PAIR_CARD,
+            doc="the suit laid on each card space, PAIR_CARD for a face-down pair, or -1"),
+    IntList("lead", C.NUM_AREAS, -1, C.NUM_SUITS - 1, doc="lead suit of each area this year, or -1"),
+    IntList("display", C.NUM_KINDS, 0, lambda g: max(g.display_size),
+            doc="display[type*10 + material*2 + gold]: face-up tiles of the markets"),
+    IntList("reserve", lambda g: g.num_players * C.NUM_KINDS, 0, lambda g: max(g.kind_total),
+            doc="reserve[p*40 + kind]: unbuilt sections behind each screen"),
+    IntList("towers", lambda g: g.num_players * NF * g.slots * TF, 0, None,
+            doc="one record of TOWER_FIELDS ints per (player, material, slot); see tower_index"),
+    IntList("deck", None, 0, C.NUM_SUITS - 1, doc="the undealt buyer cards (drawn from the end)"),
+    IntList("lit_stack", None, 0, NF - 1, doc="lighted windows by material (drawn from the end)"),
+    IntList("lit_seen", None, 0, lambda g: (1 << g.num_players) - 1,
+            doc="per stack entry, a bit per player who knows its material"),
+    IntList("lit_res", lambda g: g.num_players * NF, 0, lambda g: g.lit_per_material,
+            doc="lit_res[p*5 + material]: kept lighted windows not yet built"),
+    IntList("lit_drawn", None, 0, NF - 1, max_length=max(shown for _f, shown, _k in C.LIT_OFFERS),
+            doc="lighted windows drawn and being chosen from"),
+    IntList("year_pts", lambda g: g.num_players * C.NUM_YEARS, 0, None,
+            doc="year_pts[(year-1)*n + p]: points of each year-end evaluation"),
+    IntList("final_pts", lambda g: g.num_players, 0, None, doc="points of the final evaluation"),
+    IntList("open_", NF, 0, lambda g: g.slots, doc="towers opened in this build action (turret owed), per material"),
+    IntList("b_newwin", lambda g: NF * g.slots * 2, 0, lambda g: g.sections[C.WINDOW],
+            doc="windows placed in this build action per (material, slot, gold)"),
+    Nested("piles", (C.NUM_TYPES, None), 0, C.KINDS_PER_TYPE - 1,
+           doc="the face-down pile of each market, tile kinds material*2+gold (drawn from the end)"),
+    Cache("hand_n", copy=list.copy, doc="cards in each hand"),
+    Cache("_mask", doc="the read-only legal mask"),
+    Cache("_legal", doc="the legal action ids (a list, never mutated)"),
+    Cache("changes", copy=Changes.copy, doc="what changed, for the observer's caches"),
+    Cache("_reach", doc="build_reach per player (a dict, replaced, never mutated)"),
+])
+AsaraState.schema = SCHEMA
+AsaraState.clone = SCHEMA.bind(AsaraState)  # type: ignore[method-assign]
 AsaraGame.state_class = AsaraState
