@@ -184,7 +184,7 @@ class AsaraHeuristic(Agent):
             return best - penalty - 0.2
         if a == AREA_BANK:
             st = g.area_start[C.BANK]
-            value = next(v for i, v in enumerate(C.BANK_VALUES) if state.sp_owner[st + i] < 0)
+            value = next(v for i, v in enumerate(C.BANK_VALUES) if state.space_owner[st + i] < 0)
             return value * w * (1.3 if money < 12 else 0.8) - penalty
         if AREA_BUILD1 <= a < AREA_SPIES:
             plot = state._plot_for(k)

@@ -276,11 +276,11 @@ class AsaraObserver(Observer):
             val.append(1.0)
         o = self.seats
         hide = g.options["human_realistic_obs"]
-        money, pp, hand_n = s.money, s.pp, s.hand_n
+        money, prestige, hand_n = s.money, s.prestige, s.hand_n
         for q in range(n):
             b = o + 3 * rel[q]
             idx += (b, b + 1, b + 2)
-            val += (scaled_count(money[q], 100) if q == p or not hide else 0.0, scaled_count(pp[q], 150),
+            val += (scaled_count(money[q], 100) if q == p or not hide else 0.0, scaled_count(prestige[q], 150),
                     scaled_count(hand_n[q], 12))
         out[idx] = val
         return out
@@ -300,7 +300,7 @@ class AsaraObserver(Observer):
             for i, a in enumerate(LIMITED_AREAS):
                 areas[i * 7 + s.lead[a] + 1] = 1.0
                 areas[i * 7 + 6] = card[st[a]: st[a] + nsp[a]].count(5)
-            own = s.sp_owner
+            own = s.space_owner
             occ = [0.0] * (2 * len(own))  # occupancy bits, and per player the spaces he holds
             held: list[list[int]] = [[] for _ in range(n)]
             for j, o in enumerate(own):

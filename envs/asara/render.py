@@ -38,7 +38,7 @@ def _space_str(s: AsaraState, area: int) -> str:
     st = g.area_start[area]
     out = []
     for i in range(g.area_spaces[area]):
-        o, c = s.sp_owner[st + i], s.sp_card[st + i]
+        o, c = s.space_owner[st + i], s.sp_card[st + i]
         if o < 0:
             out.append("--")
         else:
@@ -98,7 +98,7 @@ def render_text(s: AsaraState, viewer: int | None = None) -> str:
     for p in range(n):
         mark = ">" if p == s.current_player else " "
         cal = " (Caliph)" if p == s.caliph else ""
-        lines.append(f" {mark}P{p}{cal}: PP {s.pp[p]}  money {s.money[p]}  hand {s.hand_n[p]} cards"
+        lines.append(f" {mark}P{p}{cal}: PP {s.prestige[p]}  money {s.money[p]}  hand {s.hand_n[p]} cards"
                      + (f"  lit windows held {sum(s.lit_res[p * 5: p * 5 + 5])}" if g.pro else ""))
         res = s.reserve[p * C.NUM_KINDS: (p + 1) * C.NUM_KINDS]
         parts = [f"{C.TYPES[t]} {_counts_str(res[t * 10: t * 10 + 10])}"
@@ -154,7 +154,7 @@ def render_rgb(s: AsaraState) -> np.ndarray:
     def spaces(x: int, y: int, area: int) -> None:
         st = g.area_start[area]
         for i in range(g.area_spaces[area]):
-            o, c = s.sp_owner[st + i], s.sp_card[st + i]
+            o, c = s.space_owner[st + i], s.sp_card[st + i]
             box = (x + i * 22, y, x + i * 22 + 18, y + 26)
             if o < 0:
                 d.rectangle(box, outline=INK, fill=(250, 245, 230))
@@ -198,7 +198,7 @@ def render_rgb(s: AsaraState) -> np.ndarray:
     for p in range(n):
         x0 = p * pw + 5
         d.rectangle((x0, top, x0 + pw - 10, H - 8), outline=PLAYER_RGB[p], width=3, fill=(250, 242, 225))
-        d.text((x0 + 6, top + 4), f"P{p}  PP {s.pp[p]}  money {s.money[p]}  cards {s.hand_n[p]}",
+        d.text((x0 + 6, top + 4), f"P{p}  PP {s.prestige[p]}  money {s.money[p]}  cards {s.hand_n[p]}",
                fill=INK, font=font)
         res = s.reserve[p * C.NUM_KINDS: (p + 1) * C.NUM_KINDS]
         k = 0

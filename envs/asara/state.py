@@ -315,7 +315,7 @@ class AsaraState(State):
         self.money = [0] * n
         for i in range(n):
             self.money[(self.start_player + i) % n] = C.START_MONEY + i
-        self.pp = [0] * n
+        self.prestige = [0] * n
         self.reserve = [0] * (n * C.NUM_KINDS)
         self.towers = [0] * (n * NF * g.slots * TF)
         self.lit_res = [0] * (n * NF)
@@ -340,7 +340,7 @@ class AsaraState(State):
     def _clear_board(self) -> None:
         g = self.game
         n = g.num_players
-        self.sp_owner = [-1] * g.total_spaces
+        self.space_owner = [-1] * g.total_spaces
         self.sp_card = [-1] * g.total_spaces
         self.lead = [-1] * C.NUM_AREAS
         self.laid_up = [0] * (n * C.NUM_SUITS)
@@ -349,7 +349,7 @@ class AsaraState(State):
 
     def _clear_pending(self) -> None:
         self.p_area = -1  # area-select action id of the turn in progress
-        self.p_k = 0
+        self.pending_sections = 0
         self.p_cards = -1
         self.p_space = -1  # global space index used
         self.p_pile = -1
@@ -359,7 +359,7 @@ class AsaraState(State):
         for m in range(NF):
             self.open_[m] = 0
         # windows placed in this build action, per (material, slot, gold): not coverable when A-29 is off
-        self.b_newwin = [0] * (NF * self.game.slots * 2)
+        self.new_windows = [0] * (NF * self.game.slots * 2)
 
     def deal_hands(self) -> None:
         """Rules 3.6 / 7.2: shuffle all cards and deal 9/8/7 each; the rest is the undealt deck."""
@@ -547,13 +547,13 @@ class AsaraState(State):
 
     def _vacant(self, area: int) -> list[int]:
         st = self.game.area_start[area]
-        own = self.sp_owner
+        own = self.space_owner
         return [i for i in range(self.game.area_spaces[area]) if own[st + i] < 0]
 
     def _plot_for(self, k: int) -> int:
         """Rules 5.4: plot k if vacant, else the lowest vacant higher plot; -1 if none."""
         st = self.game.area_start[C.CIRCLE]
-        own = self.sp_owner
+        own = self.space_owner
         for i in range(k - 1, C.NUM_PLOTS):
             if own[st + i] < 0:
                 return i
@@ -574,7 +574,7 @@ class AsaraState(State):
         g = self.game
         o = g.options
         money = self.money[p]
-        own = self.sp_owner
+        own = self.space_owner
         st = g.area_start
         nsp = g.area_spaces
         lead = self.lead
@@ -693,7 +693,7 @@ class AsaraState(State):
             self.laid_down[o5 + b] += 1
             card = PAIR_CARD
         gi = self.game.area_start[area] + space
-        self.sp_owner[gi] = p
+        self.space_owner[gi] = p
         self.sp_card[gi] = card
         self.p_space = gi
 
@@ -775,7 +775,7 @@ class AsaraState(State):
         r = self.b_left - 1
         exact = g.options["build_exact_k"]
         lit_new = g.options["lit_on_new_window"]
-        nw = self.b_newwin
+        nw = self.new_windows
         if not lit_new:  # only windows that stood before this action can take a lit window (A-29)
             uncov = [uncov[m] - sum(nw[m * S * 2: (m + 1) * S * 2]) for m in range(NF)]
         res = self.reserve
@@ -864,7 +864,7 @@ class AsaraState(State):
         ph = self.phase
         if ph == PH_AREA:
             self.p_area = action
-            self.p_k = area_action_target(action)[1]
+            self.pending_sections = area_action_target(action)[1]
             self.phase = PH_CARDS
         elif ph == PH_CARDS:
             self.p_cards = action - c.cards
@@ -905,7 +905,7 @@ class AsaraState(State):
         elif area == C.CIRCLE:
             plot = self.p_space - g.area_start[C.CIRCLE]
             self.money[p] -= plot + 1
-            self.b_left = self.p_k
+            self.b_left = self.pending_sections
             self.b_built = 0
             self.phase = PH_BUILD
         elif area == C.SPIES:
@@ -1039,7 +1039,7 @@ class AsaraState(State):
             if g.options["lit_on_new_window"]:
                 plain_free = tw[i + C.T_WIN_P]
             else:
-                plain_free = tw[i + C.T_WIN_P] - self.b_newwin[k]
+                plain_free = tw[i + C.T_WIN_P] - self.new_windows[k]
             if plain_free:  # cover a plain window before a gold one (rules 9.3)
                 tw[i + C.T_WIN_P] -= 1
                 tw[i + C.T_LIT_P] += 1
@@ -1057,8 +1057,8 @@ class AsaraState(State):
                 tw[i + C.T_TRUNK_P + gd] += 1
             else:
                 tw[i + C.T_WIN_P + gd] += 1
-                self.b_newwin[(m * g.slots + slot) * 2 + gd] += 1
-        self.pp[p] += 1
+                self.new_windows[(m * g.slots + slot) * 2 + gd] += 1
+        self.prestige[p] += 1
         self.b_built += 1
         self.b_left -= 1
         if self.b_left == 0:
@@ -1093,12 +1093,12 @@ class AsaraState(State):
         for p in range(n):
             pts = self.year_end_points(p)
             self.year_pts[(self.year - 1) * n + p] = pts
-            self.pp[p] += pts
+            self.prestige[p] += pts
         if self.year == C.NUM_YEARS:
             fin = self.final_awards()
             for p in range(n):
                 self.final_pts[p] = fin[p]
-                self.pp[p] += fin[p]
+                self.prestige[p] += fin[p]
             self.phase = PH_DONE
             self.current_player = -1
             return
@@ -1169,7 +1169,7 @@ class AsaraState(State):
         return self.phase == PH_DONE
 
     def scores(self) -> list[float]:
-        return [float(x) for x in self.pp]
+        return [float(x) for x in self.prestige]
 
     # ------------------------------------------------------------------ information
     def unseen_cards(self, p: int) -> list[int]:
@@ -1325,7 +1325,7 @@ class AsaraState(State):
         n = g.num_players
         if (self.phase == PH_DONE) != (self.current_player == -1):
             bad("current_player is -1 exactly when the game is over")
-        if any((o < 0) != (c < 0) for o, c in zip(self.sp_owner, self.sp_card)):
+        if any((o < 0) != (c < 0) for o, c in zip(self.space_owner, self.sp_card)):
             bad("space owner and card disagree")
         # cards: every suit is complete (hands + deck + face-up + face-down)
         for x in range(5):
@@ -1435,7 +1435,8 @@ SCHEMA = StateSchema("asara", [
     Int("caliph", 0, _LAST, doc="holder of the Caliph's patronage"),
     Int("turn_no", 0, None, doc="turns taken this year"),
     Int("p_area", -1, NUM_AREA_ACTIONS - 1, doc="area-select action of the turn in progress, or -1"),
-    Int("p_k", 0, C.NUM_PLOTS, doc="sections the chosen build area asks for (0 for other areas)"),
+    Int("pending_sections", 0, C.NUM_PLOTS, aliases=("p_k",),
+        doc="sections the chosen build area asks for (its k; 0 for other areas)"),
     Int("p_cards", -1, NUM_CARD_ACTIONS - 1, doc="card choice of the turn in progress (0-4 one card, 5+ a pair)"),
     Int("p_space", -1, lambda g: g.total_spaces - 1, doc="global index of the card space used, or -1"),
     Int("p_pile", -1, C.NUM_TYPES - 1, doc="the pile searched in the house of spies, or -1"),
@@ -1446,7 +1447,8 @@ SCHEMA = StateSchema("asara", [
     Int("lit_placed", 0, lambda g: NF * g.lit_per_material,
         doc="unkept windows already put under the stack (lit_discard_order='choose')"),
     IntList("money", lambda g: g.num_players, 0, None, doc="Asari per player"),
-    IntList("pp", lambda g: g.num_players, 0, None, doc="prestige points per player (the score)"),
+    IntList("prestige", lambda g: g.num_players, 0, None, aliases=("pp",),
+            doc="prestige points (PP) per player: the score"),
     IntList("hand", lambda g: g.num_players * C.NUM_SUITS, 0, lambda g: g.cards_per_suit,
             doc="hand[p*5 + suit]: buyer cards in hand"),
     IntList("laid_up", lambda g: g.num_players * C.NUM_SUITS, 0, lambda g: g.cards_per_suit,
@@ -1455,7 +1457,8 @@ SCHEMA = StateSchema("asara", [
             doc="laid_down[p*5 + suit]: cards laid face down this year (pairs, 5-Asari building)"),
     IntList("five_by", lambda g: g.num_players, 0, lambda g: g.total_cards,
             doc="cards each player laid on the 5-Asari building this year"),
-    IntList("sp_owner", lambda g: g.total_spaces, -1, _LAST, doc="the player on each card space, or -1"),
+    IntList("space_owner", lambda g: g.total_spaces, -1, _LAST, aliases=("sp_owner",),
+            doc="the player whose buyer occupies each card space, or -1"),
     IntList("sp_card", lambda g: g.total_spaces, -1, PAIR_CARD,
             doc="the suit laid on each card space, PAIR_CARD for a face-down pair, or -1"),
     IntList("lead", C.NUM_AREAS, -1, C.NUM_SUITS - 1, doc="lead suit of each area this year, or -1"),
@@ -1477,7 +1480,7 @@ SCHEMA = StateSchema("asara", [
             doc="year_pts[(year-1)*n + p]: points of each year-end evaluation"),
     IntList("final_pts", lambda g: g.num_players, 0, None, doc="points of the final evaluation"),
     IntList("open_", NF, 0, lambda g: g.slots, doc="towers opened in this build action (turret owed), per material"),
-    IntList("b_newwin", lambda g: NF * g.slots * 2, 0, lambda g: g.sections[C.WINDOW],
+    IntList("new_windows", lambda g: NF * g.slots * 2, 0, lambda g: g.sections[C.WINDOW], aliases=("b_newwin",),
             doc="windows placed in this build action per (material, slot, gold)"),
     Nested("piles", (C.NUM_TYPES, None), 0, C.KINDS_PER_TYPE - 1,
            doc="the face-down pile of each market, tile kinds material*2+gold (drawn from the end)"),

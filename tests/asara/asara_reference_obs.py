@@ -44,7 +44,7 @@ def encode_reference(s: AsaraState, p: int) -> np.ndarray:
     v[o + 62] = s.lit_keep_left
     # areas and spaces
     o = lay["areas"].start
-    own = s.sp_owner
+    own = s.space_owner
     card = s.sp_card
     st = g.area_start
     nsp = g.area_spaces
@@ -84,7 +84,7 @@ def encode_reference(s: AsaraState, p: int) -> np.ndarray:
         if mine or not hide:
             counts.append((sb, s.money[q], 100))
             v[b: b + ts] = s.reserve[q * C.NUM_KINDS: (q + 1) * C.NUM_KINDS]
-        counts += [(sb + 1, s.pp[q], 150), (sb + 2, s.hand_n[q], 12)]
+        counts += [(sb + 1, s.prestige[q], 150), (sb + 2, s.hand_n[q], 12)]
         count = 0
         best = 0
         tb = b + ts
