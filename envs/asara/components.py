@@ -72,7 +72,8 @@ MONEY_PER_POINT = 10
 # -- tower record layout (one flat block of ints per tower slot) -------------------
 T_BASE, T_TURRET, T_TRUNK_P, T_TRUNK_G, T_WIN_P, T_WIN_G, T_LIT_P, T_LIT_G = range(8)
 TOWER_FIELDS = 8
-# T_BASE / T_TURRET hold 0 (none), 1 (plain) or 2 (gold);
+NO_SECTION, PLAIN_CODE, GOLD_CODE = 0, 1, 2
+#: T_BASE / T_TURRET hold NO_SECTION, PLAIN_CODE or GOLD_CODE;
 # T_LIT_P / T_LIT_G count windows (plain / gold) covered by a lighted window.
 MAX_HEIGHT_NORM = 11.0
 

@@ -25,6 +25,7 @@ from ..core.game import CorruptStateError, Game, Option, State
 from ..core.observation import Changes
 from ..core.rng import Rng, as_rng
 from . import components as C
+from . import queries as Q
 from .actions import (
     AREA_BANK,
     AREA_BUILD1,
@@ -421,19 +422,10 @@ class AsaraState(State):
                     out.append((m, slot, tw[i: i + TF]))
         return out
 
-    @staticmethod
-    def tower_height(rec: list[int]) -> int:
-        """Rules 5.4: number of sections; lit windows add no height (they cover windows)."""
-        return (rec[0] > 0) + (rec[1] > 0) + rec[2] + rec[3] + rec[4] + rec[5] + rec[6] + rec[7]
-
-    @staticmethod
-    def tower_gold(rec: list[int]) -> int:
-        """Gold decorations still visible (a lit window hides the gold of its window)."""
-        return (rec[0] == 2) + (rec[1] == 2) + rec[3] + rec[5]
-
-    @staticmethod
-    def tower_lit(rec: list[int]) -> int:
-        return rec[6] + rec[7]
+    #: sections, visible gold and lighted windows of a tower record (see ``queries``)
+    tower_height = staticmethod(Q.tower_height)
+    tower_gold = staticmethod(Q.tower_gold)
+    tower_lit = staticmethod(Q.tower_lit)
 
     def build_resources(self, p: int) -> tuple[list[int], ...]:
         """Per material: reserve base/trunk/window/turret/lit, has a tower, uncovered windows, free slots."""

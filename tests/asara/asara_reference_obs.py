@@ -32,14 +32,14 @@ def encode_reference(s: AsaraState, p: int) -> np.ndarray:
     if s.p_area >= 0:
         v[o + s.p_area] = 1.0
     v[o + 17 + s.b_left] = 1.0
-    if s.phase == 6:  # build: the plot in use
+    if s.phase == C.Phase.BUILD:  # build: the plot in use
         v[o + 25 + s.p_space - g.area_start[C.CIRCLE]] = 1.0
     for m in range(5):
         v[o + 32 + m] = s.open_[m]
     v[o + 37] = 1.0 if s.p_fee else 0.0
     if s.p_pile >= 0:
         v[o + 38 + s.p_pile] = 1.0
-    if s.p_cards >= 0 and s.phase == 2 and s.current_player == p:  # a pair's suits are private
+    if s.p_cards >= 0 and s.phase == C.Phase.SPACE and s.current_player == p:  # a pair's suits are private
         v[o + 42 + s.p_cards] = 1.0
     v[o + 62] = s.lit_keep_left
     # areas and spaces
