@@ -18,8 +18,7 @@ from . import components as C
 if TYPE_CHECKING:  # pragma: no cover
     from .state import AsaraGame, AsaraState
 
-#: kinds per material within one type: plain and gold
-GOLD_VARIANTS = 2
+GOLD_VARIANTS = C.GOLD_VARIANTS
 
 
 # -- tile kinds ------------------------------------------------------------------------------

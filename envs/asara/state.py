@@ -58,9 +58,13 @@ from .actions import (
 NUM_PHASES = int(C.Phase.DONE)
 PHASE_NAMES = ("select area", "select cards", "select space", "market purchase", "spies: choose pile",
                "spies: take", "build", "lighted windows: offer", "lighted windows: keep", "game over")
-PAIR_CARD = 5  # sp_card value of a face-down pair
-NF = C.NUM_MATERIALS
-TF = C.TOWER_FIELDS
+PAIR_CARD = C.NUM_SUITS  # sp_card value of a face-down pair (after the suits 0..4)
+# the widths of the flat per-player lists, short because they index everything
+NS = C.NUM_SUITS  # hand, laid_up, laid_down: player * NS + suit
+NF = C.NUM_MATERIALS  # lit_res, open_: player * NF + material
+TF = C.TOWER_FIELDS  # one tower record
+KT = C.KINDS_PER_TYPE  # display, reserve: type * KT + material * GV + gold
+GV = C.GOLD_VARIANTS
 
 
 def _type_dict_option(name: str, value: Any, lo: int, hi: int) -> list[int]:
@@ -77,8 +81,8 @@ def _type_dict_option(name: str, value: Any, lo: int, hi: int) -> list[int]:
 
 
 def _fee_list_option(name: str, value: Any) -> list[int]:
-    if (not isinstance(value, list) or not 1 <= len(value) <= 7
-            or any(isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 50 for v in value)):
+    if (not isinstance(value, list) or not 1 <= len(value) <= C.OPTION_MAX_SPACES
+            or any(isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= C.OPTION_MAX_VALUE for v in value)):
         raise ValueError(f"asara: option {name} must be a list of 1..7 ints in [0, 50]; got {value!r}")
     return sorted(value)
 
@@ -114,7 +118,7 @@ def completable_reach(r_max: int, open_: list[int], base: list[int], trunk: list
         band = (1 << (jmax + 1)) - 1
         opts = band if has[m] else 1
         for n in range(1, nmax + 1):
-            opts |= band << (2 * n)
+            opts |= band << (C.MIN_TOWER_SECTIONS * n)
         opts &= full
         if opts == 1:
             continue
@@ -143,7 +147,7 @@ def award(entities: list[tuple[int, tuple, int]], first: int, second: int, round
         return out
     top = max(e[1] for e in ents)
     firsts = [e for e in ents if e[1] == top]
-    if len(firsts) >= 2:
+    if len(firsts) > 1:
         pts = share(first + second, len(firsts))
         for e in firsts:
             out[e[2]] = out.get(e[2], 0) + pts
@@ -257,7 +261,8 @@ class AsaraGame(Game):
                 raise ValueError(f"asara: option gold_per_type_material[{C.TYPES[t]!r}] exceeds sections_per_material")
         prices = o["prices"]
         if not isinstance(prices, dict) or set(prices) != set(C.MATERIALS) or any(
-                isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 50 for v in prices.values()):
+                isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= C.OPTION_MAX_VALUE
+                for v in prices.values()):
             raise ValueError(f"asara: option prices must map {', '.join(C.MATERIALS)} to ints in [0, 50]")
         self.price = [prices[m] for m in C.MATERIALS]
         self.market_spaces = _type_dict_option("market_card_spaces", o["market_card_spaces"], 1, 7)
@@ -265,7 +270,8 @@ class AsaraGame(Game):
         self.spy_fees = _fee_list_option("spy_space_fees", o["spy_space_fees"])
         self.recruit_fees = _fee_list_option("recruit_space_fees", o["recruit_space_fees"])
         fho = o["final_highest_overall"]
-        if len(fho) != 2 or any(isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 50 for v in fho):
+        if len(fho) != len(C.HIGHEST_OVERALL) or any(
+                isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= C.OPTION_MAX_VALUE for v in fho):
             raise ValueError(f"asara: option final_highest_overall must be [first, second] ints; got {fho!r}")
         self.highest_overall = tuple(fho)
         self.slots = self.sections[C.BASE]  # at most this many towers of one material
@@ -284,8 +290,8 @@ class AsaraGame(Game):
         self.kind_total = [0] * C.NUM_KINDS
         for t in range(C.NUM_TYPES):
             for m in range(NF):
-                self.kind_total[t * 10 + m * 2] = self.sections[t] - self.gold[t]
-                self.kind_total[t * 10 + m * 2 + 1] = self.gold[t]
+                self.kind_total[t * KT + m * GV] = self.sections[t] - self.gold[t]
+                self.kind_total[t * KT + m * GV + 1] = self.gold[t]
         self.total_cards = C.NUM_SUITS * self.cards_per_suit
 
     def new_state(self, seed: int | None = None) -> AsaraState:
@@ -306,7 +312,7 @@ class AsaraState(State):
         rng = self.rng
         self.piles: list[list[int]] = []
         for t in range(C.NUM_TYPES):
-            pile = [x for x in range(C.KINDS_PER_TYPE) for _ in range(g.kind_total[t * 10 + x])]
+            pile = [x for x in range(C.KINDS_PER_TYPE) for _ in range(g.kind_total[t * KT + x])]
             rng.shuffle(pile)
             self.piles.append(pile)
         self.display = [0] * C.NUM_KINDS
@@ -378,10 +384,10 @@ class AsaraState(State):
         """Rules 3.3 / 7.3: fill empty display spaces from the market's pile (spaces stay empty when it runs out)."""
         g = self.game
         for t in range(C.NUM_TYPES):
-            have = sum(self.display[t * 10: t * 10 + 10])
+            have = sum(self.display[t * KT: t * KT + KT])
             pile = self.piles[t]
             while have < g.display_size[t] and pile:
-                self.display[t * 10 + pile.pop()] += 1
+                self.display[t * KT + pile.pop()] += 1
                 have += 1
 
     # ---------------------------------------------------------- position API
@@ -397,7 +403,7 @@ class AsaraState(State):
     def refresh(self) -> None:
         """Recompute caches after fields were edited by hand."""
         n = self.game.num_players
-        self.hand_n = [sum(self.hand[p * 5: p * 5 + 5]) for p in range(n)]
+        self.hand_n = [sum(self.hand[p * NS: p * NS + NS]) for p in range(n)]
         self._mask = None
         self._legal = None
         # what changed, for whoever derives data from the position (the observer): "cards" (hands,
@@ -432,10 +438,9 @@ class AsaraState(State):
         S = self.game.slots
         r = self.reserve
         o = p * C.NUM_KINDS
-        base = [r[o + 2 * m] + r[o + 2 * m + 1] for m in range(NF)]
-        trunk = [r[o + 10 + 2 * m] + r[o + 11 + 2 * m] for m in range(NF)]
-        window = [r[o + 20 + 2 * m] + r[o + 21 + 2 * m] for m in range(NF)]
-        turret = [r[o + 30 + 2 * m] + r[o + 31 + 2 * m] for m in range(NF)]
+        base, trunk, window, turret = (
+            [r[o + t * KT + GV * m] + r[o + t * KT + GV * m + 1] for m in range(NF)]
+            for t in (C.BASE, C.TRUNK, C.WINDOW, C.TURRET))
         lit = self.lit_res[p * NF: p * NF + NF]
         has = [0] * NF
         uncov = [0] * NF
@@ -446,7 +451,7 @@ class AsaraState(State):
             for _ in range(S):
                 if tw[i]:
                     has[m] = 1
-                    uncov[m] += tw[i + 4] + tw[i + 5]
+                    uncov[m] += tw[i + C.T_WIN_P] + tw[i + C.T_WIN_G]
                 else:
                     free[m] += 1
                 i += TF
@@ -503,7 +508,7 @@ class AsaraState(State):
     def _cards_ok(self, p: int, area: int) -> bool:
         """Can player p lay a single card or a face-down pair in ``area`` (follow suit)?"""
         h = self.hand
-        o = p * 5
+        o = p * NS
         if area == C.FIVE:
             return self.hand_n[p] > 0
         lead = self.lead[area]
@@ -515,26 +520,26 @@ class AsaraState(State):
         return self._pair_ok(p, lead)
 
     def _pair_ok(self, p: int, lead: int) -> bool:
-        if self.hand_n[p] < 2:
+        if self.hand_n[p] < C.PAIR_SIZE:
             return False
         o = self.game.options
         if lead < 0:
             return o["allow_pair_in_empty_area"]
-        if o["pair_only_if_lacking_suit"] and self.hand[p * 5 + lead] > 0:
+        if o["pair_only_if_lacking_suit"] and self.hand[p * NS + lead] > 0:
             return False
         return True
 
     def card_choices(self, p: int, area: int) -> list[int]:
         """Local card ids: 0-4 one card of suit s, 5+ a face-down pair (rules 5.1, A-13)."""
-        h = self.hand[p * 5: p * 5 + 5]
+        h = self.hand[p * NS: p * NS + NS]
         if area == C.FIVE:
-            return [s for s in range(5) if h[s]]
+            return [s for s in range(NS) if h[s]]
         lead = self.lead[area]
-        out = [s for s in range(5) if h[s] and (lead < 0 or s == lead)]
+        out = [s for s in range(NS) if h[s] and (lead < 0 or s == lead)]
         if self._pair_ok(p, lead):
             for i, (a, b) in enumerate(PAIRS):
-                if (h[a] >= 2) if a == b else (h[a] and h[b]):
-                    out.append(5 + i)
+                if (h[a] >= C.PAIR_SIZE) if a == b else (h[a] and h[b]):
+                    out.append(NS + i)
         return out
 
     def _vacant(self, area: int) -> list[int]:
@@ -570,8 +575,8 @@ class AsaraState(State):
         st = g.area_start
         nsp = g.area_spaces
         lead = self.lead
-        h = self.hand[p * 5: p * 5 + 5]
-        pair_any = self.hand_n[p] >= 2
+        h = self.hand[p * NS: p * NS + NS]
+        pair_any = self.hand_n[p] >= C.PAIR_SIZE
         pair_lacking = o["pair_only_if_lacking_suit"]
         pair_empty = pair_any and o["allow_pair_in_empty_area"]
 
@@ -593,13 +598,13 @@ class AsaraState(State):
 
         ok = [False] * NUM_AREA_ACTIONS
         decline_market = o["allow_decline_market"]
-        for t in range(4):
+        for t in range(C.NUM_MARKETS):
             if open_(t) and cards_ok(t):
                 if decline_market:
                     ok[t] = True
                 else:
                     d = self.display
-                    ok[t] = any(d[t * 10 + x] and g.price[x // 2] <= money for x in range(10))
+                    ok[t] = any(d[t * KT + x] and g.price[x // GV] <= money for x in range(KT))
         ok[AREA_BANK] = open_(C.BANK) and cards_ok(C.BANK)
         ro = p * C.NUM_KINDS
         if open_(C.CIRCLE) and cards_ok(C.CIRCLE) and (any(self.reserve[ro: ro + C.NUM_KINDS])
@@ -665,8 +670,8 @@ class AsaraState(State):
         """Lay the card(s): a single face up (face down on the 5-Asari building), or a pair face down."""
         self._cards_moved()  # board, beliefs and p's private block all change
         h = self.hand
-        o5 = p * 5
-        if card < 5:
+        o5 = p * NS
+        if card < NS:
             h[o5 + card] -= 1
             self.hand_n[p] -= 1
             if area == C.FIVE:
@@ -677,10 +682,10 @@ class AsaraState(State):
             if self.lead[area] < 0:
                 self.lead[area] = card
         else:
-            a, b = PAIRS[card - 5]
+            a, b = PAIRS[card - NS]
             h[o5 + a] -= 1
             h[o5 + b] -= 1
-            self.hand_n[p] -= 2
+            self.hand_n[p] -= C.PAIR_SIZE
             self.laid_down[o5 + a] += 1
             self.laid_down[o5 + b] += 1
             card = PAIR_CARD
@@ -717,7 +722,7 @@ class AsaraState(State):
         t = self.p_area
         money = self.money[self.current_player]
         d = self.display
-        out = [x for x in range(10) if d[t * 10 + x] and g.price[x // 2] <= money]
+        out = [x for x in range(KT) if d[t * KT + x] and g.price[x // GV] <= money]
         if g.options["allow_decline_market"] or not out:
             out.append(MARKET_DECLINE)
         return out
@@ -729,7 +734,7 @@ class AsaraState(State):
         out = []
         if fee <= self.money[self.current_player]:
             empty_ok = g.options["spy_allow_empty_pile"]
-            out = [t for t in range(4) if self.piles[t] or empty_ok]
+            out = [t for t in range(C.NUM_TYPES) if self.piles[t] or empty_ok]
         if g.options["allow_decline_spies"] or not out:
             out.append(SPY_DECLINE)
         return out
@@ -738,7 +743,7 @@ class AsaraState(State):
         g = self.game
         money = self.money[self.current_player]
         present = set(self.piles[self.p_pile])
-        out = [x for x in sorted(present) if g.price[x // 2] <= money]
+        out = [x for x in sorted(present) if g.price[x // GV] <= money]
         out.append(SPY_NOTHING)
         return out
 
@@ -794,7 +799,7 @@ class AsaraState(State):
                 f2[m] -= 1
                 if feasible(op, b2, trunk, window, turret, lit, h2, uncov, f2):
                     for gd in range(2):
-                        if res[ro + 2 * m + gd]:
+                        if res[ro + GV * m + gd]:
                             out.append(c.base_id(m, gd))
             # turret: closes a tower of m opened in this action
             if turret[m] and open_[m]:
@@ -804,10 +809,10 @@ class AsaraState(State):
                 t2[m] -= 1
                 if feasible(op, base, trunk, window, t2, lit, has, uncov, free):
                     for gd in range(2):
-                        if res[ro + 30 + 2 * m + gd]:
+                        if res[ro + C.TURRET * KT + GV * m + gd]:
                             for slot in range(S):
                                 i = tbase + slot * TF
-                                if tw[i] and not tw[i + 1]:
+                                if tw[i] and not tw[i + C.T_TURRET]:
                                     out.append(c.placed_id(B_TURRET, m, gd, slot))
             if has[m]:
                 if trunk[m]:
@@ -815,7 +820,7 @@ class AsaraState(State):
                     t2[m] -= 1
                     if feasible(open_, base, t2, window, turret, lit, has, uncov, free):
                         for gd in range(2):
-                            if res[ro + 10 + 2 * m + gd]:
+                            if res[ro + C.TRUNK * KT + GV * m + gd]:
                                 out.extend(c.placed_id(B_TRUNK, m, gd, slot) for slot in range(S)
                                            if tw[tbase + slot * TF])
                 if window[m]:
@@ -826,7 +831,7 @@ class AsaraState(State):
                         u2[m] += 1
                     if feasible(open_, base, trunk, w2, turret, lit, has, u2, free):
                         for gd in range(2):
-                            if res[ro + 20 + 2 * m + gd]:
+                            if res[ro + C.WINDOW * KT + GV * m + gd]:
                                 out.extend(c.placed_id(B_WINDOW, m, gd, slot) for slot in range(S)
                                            if tw[tbase + slot * TF])
                 if lit[m] and uncov[m]:
@@ -838,8 +843,8 @@ class AsaraState(State):
                         for slot in range(S):
                             i = tbase + slot * TF
                             k = (m * S + slot) * 2
-                            if tw[i] and (tw[i + 4] - nw[k] + tw[i + 5] - nw[k + 1] if not lit_new
-                                          else tw[i + 4] or tw[i + 5]):
+                            wp, wg = tw[i + C.T_WIN_P], tw[i + C.T_WIN_G]
+                            if tw[i] and (wp - nw[k] + wg - nw[k + 1] if not lit_new else wp or wg):
                                 out.append(c.lit_id(m, slot))
         if not exact and self.b_built >= 1 and not any(open_):
             out.append(c.b_stop)
@@ -889,7 +894,7 @@ class AsaraState(State):
     def execute_move(self, p: int, area: int) -> None:
         """Rules 5.2: carry out the move of the area the buyer was sent to."""
         g = self.game
-        if area < 4:
+        if area < C.NUM_MARKETS:
             self.phase = PH_MARKET
         elif area == C.BANK:
             self.pay_out(p, C.BANK_VALUES[self.p_space - g.area_start[C.BANK]])
@@ -918,9 +923,9 @@ class AsaraState(State):
         if x != MARKET_DECLINE:
             self._tiles_moved("display", ("reserve", p))
             t = self.p_area
-            self.display[t * 10 + x] -= 1
-            self.money[p] -= self.game.price[x // 2]
-            self.reserve[p * C.NUM_KINDS + t * 10 + x] += 1
+            self.display[t * KT + x] -= 1
+            self.money[p] -= self.game.price[x // GV]
+            self.reserve[p * C.NUM_KINDS + t * KT + x] += 1
         self.end_turn()
 
     def choose_spy_pile(self, p: int, t: int) -> None:
@@ -941,8 +946,8 @@ class AsaraState(State):
         self._tiles_moved("piles", ("reserve", p))
         if x != SPY_NOTHING:
             pile.remove(x)
-            self.money[p] -= self.game.price[x // 2]
-            self.reserve[p * C.NUM_KINDS + self.p_pile * 10 + x] += 1
+            self.money[p] -= self.game.price[x // GV]
+            self.reserve[p * C.NUM_KINDS + self.p_pile * KT + x] += 1
         self.rng.shuffle(pile)
         self.end_turn()
 
@@ -952,7 +957,7 @@ class AsaraState(State):
         self._cards_moved()  # p's hand and the public deck size change
         self.money[p] -= g.recruit_fees[self.p_space - g.area_start[C.RECRUIT]]
         for _ in range(min(C.RECRUIT_DRAW, len(self.deck))):
-            self.hand[p * 5 + self.deck.pop()] += 1
+            self.hand[p * NS + self.deck.pop()] += 1
             self.hand_n[p] += 1
         self.end_turn()
 
@@ -1017,7 +1022,7 @@ class AsaraState(State):
         tw = self.towers
         ro = p * C.NUM_KINDS
         if kind == B_BASE:
-            self.reserve[ro + 2 * m + gd] -= 1
+            self.reserve[ro + GV * m + gd] -= 1
             i = self.tower_index(p, m, 0)
             while tw[i]:
                 i += TF
@@ -1040,7 +1045,7 @@ class AsaraState(State):
                 tw[i + C.T_LIT_G] += 1
         else:
             t = {B_TURRET: C.TURRET, B_TRUNK: C.TRUNK, B_WINDOW: C.WINDOW}[kind]
-            self.reserve[ro + t * 10 + 2 * m + gd] -= 1
+            self.reserve[ro + t * KT + GV * m + gd] -= 1
             i = self.tower_index(p, m, slot)
             if kind == B_TURRET:
                 tw[i + C.T_TURRET] = 1 + gd
@@ -1168,7 +1173,7 @@ class AsaraState(State):
         """Per suit, cards p has not seen: in other hands, others' face-down cards or the deck."""
         cps = self.game.cards_per_suit
         lu, h, ld = self.laid_up, self.hand, self.laid_down
-        return [cps - h[p * 5 + s] - sum(lu[s::5]) - ld[p * 5 + s] for s in range(5)]
+        return [cps - h[p * NS + s] - sum(lu[s::NS]) - ld[p * NS + s] for s in range(NS)]
 
     def determinize(self, player: int, rng: Any = None) -> AsaraState:
         """A full state consistent with what ``player`` knows (rules file 14.2).
@@ -1193,10 +1198,10 @@ class AsaraState(State):
         pending = cur != player and s.phase in (PH_CARDS, PH_SPACE, PH_BUILD)
         pool = list(s.deck)
         for q in others:
-            for x in range(5):
-                pool.extend([x] * (s.hand[q * 5 + x] + s.laid_down[q * 5 + x]))
+            for x in range(NS):
+                pool.extend([x] * (s.hand[q * NS + x] + s.laid_down[q * NS + x]))
         pool.sort()
-        sizes = [(sum(s.hand[q * 5: q * 5 + 5]), sum(s.laid_down[q * 5: q * 5 + 5])) for q in others]
+        sizes = [(sum(s.hand[q * NS: q * NS + NS]), sum(s.laid_down[q * NS: q * NS + NS])) for q in others]
         for pile in s.piles:
             pile.sort()
             r.shuffle(pile)
@@ -1223,17 +1228,17 @@ class AsaraState(State):
             first = lead if attempt >= _DETERMINIZE_TRIES // 2 and lead in pool else -1
             cards = pool[:]
             if keep:
-                for x in range(5):
-                    for _ in range(self.hand[cur * 5 + x]):
+                for x in range(NS):
+                    for _ in range(self.hand[cur * NS + x]):
                         cards.remove(x)
             r.shuffle(cards)
             if first >= 0:
                 cards.remove(first)
             for q, (hn, dn) in zip(others, sizes):
-                h = [0] * 5
-                d = [0] * 5
+                h = [0] * NS
+                d = [0] * NS
                 if q == cur and keep:
-                    h, hn = self.hand[cur * 5: cur * 5 + 5], 0
+                    h, hn = self.hand[cur * NS: cur * NS + NS], 0
                 elif q == cur and first >= 0:
                     h[first] += 1
                     hn -= 1
@@ -1241,8 +1246,8 @@ class AsaraState(State):
                     h[cards.pop()] += 1
                 for _ in range(dn):
                     d[cards.pop()] += 1
-                s.hand[q * 5: q * 5 + 5] = h
-                s.laid_down[q * 5: q * 5 + 5] = d
+                s.hand[q * NS: q * NS + NS] = h
+                s.laid_down[q * NS: q * NS + NS] = d
             s.deck = cards
             if pro:
                 lit = lpool[:]
@@ -1320,23 +1325,24 @@ class AsaraState(State):
         if any((o < 0) != (c < 0) for o, c in zip(self.space_owner, self.sp_card)):
             bad("space owner and card disagree")
         # cards: every suit is complete (hands + deck + face-up + face-down)
-        for x in range(5):
-            total = sum(self.hand[q * 5 + x] + self.laid_up[q * 5 + x] + self.laid_down[q * 5 + x] for q in range(n))
+        for x in range(NS):
+            total = sum(self.hand[q * NS + x] + self.laid_up[q * NS + x] + self.laid_down[q * NS + x] for q in range(n))
             total += self.deck.count(x)
             if total != g.cards_per_suit:
                 bad(f"suit {x} has {total} cards, expected {g.cards_per_suit}")
-        placed = sum(1 for c in self.sp_card if 0 <= c < 5) + 2 * sum(1 for c in self.sp_card if c == PAIR_CARD)
+        placed = (sum(1 for c in self.sp_card if 0 <= c < NS)
+                  + C.PAIR_SIZE * sum(1 for c in self.sp_card if c == PAIR_CARD))
         placed += sum(self.five_by)
         if placed != sum(self.laid_up) + sum(self.laid_down):
             bad("cards on the board do not match the cards laid")
         # tiles: piles + displays + reserves + towers
         counts = [0] * C.NUM_KINDS
-        for t in range(4):
+        for t in range(C.NUM_TYPES):
             for x in self.piles[t]:
-                counts[t * 10 + x] += 1
-            for x in range(10):
-                counts[t * 10 + x] += self.display[t * 10 + x]
-                if sum(self.display[t * 10: t * 10 + 10]) > g.display_size[t]:
+                counts[t * KT + x] += 1
+            for x in range(KT):
+                counts[t * KT + x] += self.display[t * KT + x]
+                if sum(self.display[t * KT: t * KT + KT]) > g.display_size[t]:
                     bad(f"display {C.TYPES[t]} overfull")
         for q in range(n):
             for k in range(C.NUM_KINDS):
@@ -1344,18 +1350,20 @@ class AsaraState(State):
         lit_built = [0] * NF
         for q in range(n):
             for m, _slot, rec in self.towers_of(q):
-                if rec[0] > 2 or rec[1] > 2:
+                base, turret = rec[C.T_BASE], rec[C.T_TURRET]
+                if base > C.GOLD_CODE or turret > C.GOLD_CODE:
                     bad("tower base/turret code out of range")
-                counts[C.BASE * 10 + 2 * m + rec[0] - 1] += 1
-                if rec[1]:
-                    counts[C.TURRET * 10 + 2 * m + rec[1] - 1] += 1
+                plain = GV * m
+                counts[C.BASE * KT + plain + base - C.PLAIN_CODE] += 1
+                if turret:
+                    counts[C.TURRET * KT + plain + turret - C.PLAIN_CODE] += 1
                 elif self.phase != PH_BUILD or q != self.current_player:
                     bad("a tower without turret outside its build action")
-                counts[C.TRUNK * 10 + 2 * m] += rec[2]
-                counts[C.TRUNK * 10 + 2 * m + 1] += rec[3]
-                counts[C.WINDOW * 10 + 2 * m] += rec[4] + rec[6]
-                counts[C.WINDOW * 10 + 2 * m + 1] += rec[5] + rec[7]
-                lit_built[m] += rec[6] + rec[7]
+                counts[C.TRUNK * KT + plain] += rec[C.T_TRUNK_P]
+                counts[C.TRUNK * KT + plain + 1] += rec[C.T_TRUNK_G]
+                counts[C.WINDOW * KT + plain] += rec[C.T_WIN_P] + rec[C.T_LIT_P]
+                counts[C.WINDOW * KT + plain + 1] += rec[C.T_WIN_G] + rec[C.T_LIT_G]
+                lit_built[m] += self.tower_lit(rec)
             for m in range(NF):
                 for slot in range(g.slots):
                     i = self.tower_index(q, m, slot)
@@ -1391,7 +1399,7 @@ class AsaraState(State):
             bad("lit_placed out of range")
         if self.phase != PH_LIT_KEEP and self.lit_drawn:
             bad("drawn lighted windows outside their choice")
-        if self.phase == PH_AREA and sum(self.hand[self.current_player * 5: self.current_player * 5 + 5]) == 0:
+        if self.phase == PH_AREA and sum(self.hand[self.current_player * NS: self.current_player * NS + NS]) == 0:
             bad("the player to move holds no cards")
         try:
             s2 = self.clone()
