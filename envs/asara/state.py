@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..core.fields import Cache, Int, IntList, Nested, RngField, StateSchema
-from ..core.game import CorruptStateError, Game, Option, State
+from ..core.game import CorruptStateError, Game, Option, State, readonly
 from ..core.observation import Changes
 from ..core.rng import Rng, as_rng
 from . import components as C
@@ -464,8 +464,7 @@ class AsaraState(State):
             m = np.zeros(self.game.num_actions, dtype=bool)
             if self.phase != PH_DONE:
                 m[self.legal_actions()] = True
-            m.flags.writeable = False  # the State.legal_mask contract: read-only, cached, shareable
-            self._mask = m
+            self._mask = m = readonly(m)  # the State.legal_mask contract: read-only, cached, shareable
         return m
 
     def legal_actions(self) -> list[int]:
@@ -1423,16 +1422,18 @@ def _max_keep(g: AsaraGame) -> int:
     return max(keep for _fee, _shown, keep in C.LIT_OFFERS)
 
 
-_LAST = lambda g: g.num_players - 1  # noqa: E731 - a bound that depends on the player count
+def _last_player(g: AsaraGame) -> int:
+    """The last player's index (a bound that depends on the player count)."""
+    return g.num_players - 1
 
 #: every field of a position, declared once: clone, JSON save/load and the per-field checks follow
 SCHEMA = StateSchema("asara", [
     RngField(doc="the chance stream (shuffles of decks, piles and discarded lighted windows)"),
-    Int("current_player", -1, _LAST, doc="who decides; -1 once the game is over"),
+    Int("current_player", -1, _last_player, doc="who decides; -1 once the game is over"),
     Int("phase", 0, PH_DONE, doc="the decision of the turn (Phase); DONE at the end"),
     Int("year", 1, C.NUM_YEARS, doc="1..4"),
-    Int("start_player", 0, _LAST, doc="who started this year"),
-    Int("caliph", 0, _LAST, doc="holder of the Caliph's patronage"),
+    Int("start_player", 0, _last_player, doc="who started this year"),
+    Int("caliph", 0, _last_player, doc="holder of the Caliph's patronage"),
     Int("turn_no", 0, None, doc="turns taken this year"),
     Int("p_area", -1, NUM_AREA_ACTIONS - 1, doc="area-select action of the turn in progress, or -1"),
     Int("pending_sections", 0, C.NUM_PLOTS, aliases=("p_k",),
@@ -1457,7 +1458,7 @@ SCHEMA = StateSchema("asara", [
             doc="laid_down[p*5 + suit]: cards laid face down this year (pairs, 5-Asari building)"),
     IntList("five_by", lambda g: g.num_players, 0, lambda g: g.total_cards,
             doc="cards each player laid on the 5-Asari building this year"),
-    IntList("space_owner", lambda g: g.total_spaces, -1, _LAST, aliases=("sp_owner",),
+    IntList("space_owner", lambda g: g.total_spaces, -1, _last_player, aliases=("sp_owner",),
             doc="the player whose buyer occupies each card space, or -1"),
     IntList("sp_card", lambda g: g.total_spaces, -1, PAIR_CARD,
             doc="the suit laid on each card space, PAIR_CARD for a face-down pair, or -1"),
