@@ -33,7 +33,7 @@ def _differs(name, n, edit_a, edit_b, observer=0):
 def test_asara_money_and_pp_stay_distinct(lo, hi):
     def money(x):
         return lambda s: (s.money.__setitem__(slice(None), [x] * len(s.money)),
-                          s.pp.__setitem__(slice(None), [x] * len(s.pp)))
+                          s.prestige.__setitem__(slice(None), [x] * len(s.prestige)))
     assert len(_differs("asara", 2, money(lo), money(hi))) >= 4  # own and other's money and PP
 
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from meeplezoo.agents.base import Agent
 from meeplezoo.envs.asara import components as C
+from meeplezoo.envs.asara import queries as Q
 from meeplezoo.envs.asara.actions import (
     AREA_BANK,
     AREA_BUILD1,
@@ -55,6 +56,12 @@ from meeplezoo.envs.asara.state import (
 
 COIN_VALUE = 0.22  # PP per Asari spent on parts, roughly what a section returns
 PAIR_PENALTY = 1.6  # a face-down pair spends a second card (a whole turn)
+LAST_YEAR_SPARE_MONEY = 15  # above this, money in the last year is worth little
+LOW_MONEY = 10  # below this, money weighs more
+BANK_HUNGRY_MONEY = 12  # below this, the bank is worth more
+LATE_CARDS = 2  # with this many cards or fewer left, build now
+BIG_BATCH = 3  # batches of this many sections or more earn a bonus
+NO_FEE = 99  # the fee of a space that does not exist
 
 
 class AsaraHeuristic(Agent):
@@ -76,22 +83,16 @@ class AsaraHeuristic(Agent):
     # ------------------------------------------------------------------ helpers
     @staticmethod
     def _own(state: Any, p: int) -> dict[str, list[int]]:
-        res = state.reserve[p * C.NUM_KINDS: (p + 1) * C.NUM_KINDS]
-        per = [[res[t * 10 + 2 * m] + res[t * 10 + 2 * m + 1] for m in range(5)] for t in range(4)]
-        has = [0] * 5
-        tallest = [0] * 5
-        for m, _slot, rec in state.towers_of(p):
-            has[m] += 1
-            tallest[m] = max(tallest[m], state.tower_height(rec))
-        return {"base": per[0], "trunk": per[1], "window": per[2], "turret": per[3], "has": has,
-                "tallest": tallest}
+        per = Q.reserves_by_type(state, p)
+        return {"base": per[C.BASE], "trunk": per[C.TRUNK], "window": per[C.WINDOW], "turret": per[C.TURRET],
+                "has": Q.towers_per_material(state, p), "tallest": Q.tallest_per_material(state, p)}
 
     def tile_value(self, state: Any, p: int, t: int, x: int, own: dict) -> float:
         """Worth of one section of type t and kind x (material*2+gold) to player p, in PP."""
-        m, gold = x // 2, x % 2
+        m, gold = Q.material_of(x), Q.is_gold(x)
         years_left = C.NUM_YEARS - state.year + 1
-        disp_turret = sum(state.display[30 + 2 * m: 32 + 2 * m])
-        disp_base = sum(state.display[2 * m: 2 * m + 2])
+        disp_turret = Q.display(state, C.TURRET, m)
+        disp_base = Q.display(state, C.BASE, m)
         mat = 0.25 * m  # dearer materials carry bigger height awards
         if t == C.BASE:
             if own["turret"][m] > own["base"][m]:
@@ -119,14 +120,14 @@ class AsaraHeuristic(Agent):
     def _money_weight(self, state: Any, p: int) -> float:
         money = state.money[p]
         if state.year == C.NUM_YEARS:
-            return 0.1 if money > 15 else COIN_VALUE  # left-over money is only worth 1 PP per 10
-        return COIN_VALUE * (1.6 if money < 10 else 1.0)
+            return 0.1 if money > LAST_YEAR_SPARE_MONEY else COIN_VALUE  # left-over money: 1 PP per 10
+        return COIN_VALUE * (1.6 if money < LOW_MONEY else 1.0)
 
     def _single_ok(self, state: Any, p: int, area: int) -> bool:
         if area == C.FIVE:
             return True
         lead = state.lead[area]
-        h = state.hand[p * 5: p * 5 + 5]
+        h = Q.hand(state, p)
         return (lead < 0 and sum(h) > 0) or (lead >= 0 and h[lead] > 0)
 
     # ------------------------------------------------------------------ decisions
@@ -175,57 +176,55 @@ class AsaraHeuristic(Agent):
         single = self._single_ok(state, p, area)
         penalty = 0.0 if single else PAIR_PENALTY
         years_left = C.NUM_YEARS - state.year + 1
-        if a < 4:
+        if a < AREA_BANK:  # a market
             t = a
             best = 0.0
-            for x in range(10):
-                if state.display[t * 10 + x] and g.price[x // 2] <= money:
-                    best = max(best, self.tile_value(state, p, t, x, own) - w * g.price[x // 2])
+            for x in range(C.KINDS_PER_TYPE):
+                if Q.display_kind(state, t, x) and Q.price(g, x) <= money:
+                    best = max(best, self.tile_value(state, p, t, x, own) - w * Q.price(g, x))
             return best - penalty - 0.2
         if a == AREA_BANK:
-            st = g.area_start[C.BANK]
-            value = next(v for i, v in enumerate(C.BANK_VALUES) if state.sp_owner[st + i] < 0)
-            return value * w * (1.3 if money < 12 else 0.8) - penalty
+            value = Q.vacant_bank_value(state)
+            return value * w * (1.3 if money < BANK_HUNGRY_MONEY else 0.8) - penalty
         if AREA_BUILD1 <= a < AREA_SPIES:
             plot = state._plot_for(k)
             gold_bonus = 0.3 * years_left
             v = k * (1.0 + gold_bonus * 0.3) - (plot + 1) * w
             # build big batches; build anyway late in the year or in the last year
-            urgency = 2.0 if cards_left <= 2 or state.year == C.NUM_YEARS else 0.0
-            batch = 0.8 * k if k >= 3 else 0.0
+            urgency = 2.0 if cards_left <= LATE_CARDS or state.year == C.NUM_YEARS else 0.0
+            batch = 0.8 * k if k >= BIG_BATCH else 0.0
             return v + batch + urgency + 1.0 - penalty
         if a == AREA_SPIES:
             vac = state._vacant(C.SPIES)
-            fee = g.spy_fees[vac[0]] if vac else 99
+            fee = g.spy_fees[vac[0]] if vac else NO_FEE
             best = -1.0
             if fee < money:
-                for t in range(4):
+                for t in range(C.NUM_TYPES):
                     for x in set(state.piles[t]):  # composition is public (every tile that left was shown)
-                        if g.price[x // 2] + fee <= money:
-                            best = max(best, self.tile_value(state, p, t, x, own) - w * (g.price[x // 2] + fee))
+                        if Q.price(g, x) + fee <= money:
+                            best = max(best, self.tile_value(state, p, t, x, own) - w * (Q.price(g, x) + fee))
             return best - penalty - 0.5
         if a == AREA_CALIPH:
             return (1.3 if state.caliph != p else -1.0) - penalty
         if a == AREA_FIVE:
-            return 5 * w * 0.8 - 0.3
+            return C.FIVE_VALUE * w * 0.8 - 0.3
         if a == AREA_RECRUIT:
             vac = state._vacant(C.RECRUIT)
-            fee = min(g.recruit_fees[i] for i in vac) if vac else 99
+            fee = min(g.recruit_fees[i] for i in vac) if vac else NO_FEE
             return 1.4 - fee * w - penalty
         if a == AREA_LIT:
-            windows = sum(own["window"]) + sum(
-                rec[4] + rec[5] for _m, _s, rec in state.towers_of(p))
-            return (1.5 + 0.3 * years_left if windows else 0.0) - 4 * w - penalty
+            windows = sum(own["window"]) + sum(Q.uncovered_windows(rec) for _m, _s, rec in state.towers_of(p))
+            return (1.5 + 0.3 * years_left if windows else 0.0) - C.LIT_OFFERS[0][0] * w - penalty
         return 0.0
 
     def _score_cards(self, state: Any, p: int, a: int, own: dict) -> float:
         c = a - state.game.codec.cards
-        h = state.hand[p * 5: p * 5 + 5]
+        h = Q.hand(state, p)
         leads = set(state.lead)
-        if c < 5:
+        if c < C.NUM_SUITS:
             # keep suits that lead elsewhere (we may want to follow there), spend abundant ones
             return 10 + h[c] - (0.5 if c in leads else 0.0)
-        s1, s2 = PAIRS[c - 5]
+        s1, s2 = PAIRS[c - C.NUM_SUITS]
         return h[s1] + h[s2] - 1.0 * ((s1 in leads) + (s2 in leads))
 
     def _score_space(self, state: Any, p: int, a: int, own: dict) -> float:
@@ -236,19 +235,19 @@ class AsaraHeuristic(Agent):
         if x == MARKET_DECLINE:
             return 0.0
         w = self._money_weight(state, p)
-        return self.tile_value(state, p, state.p_area, x, own) - w * state.game.price[x // 2]
+        return self.tile_value(state, p, state.p_area, x, own) - w * Q.price(state.game, x)
 
     def _score_spy_pile(self, state: Any, p: int, a: int, own: dict) -> float:
         t = a - state.game.codec.spy_pile
         if t == SPY_DECLINE:
             return 0.0
         g = state.game
-        fee = g.spy_fees[state.p_space - g.area_start[C.SPIES]]
+        fee = Q.spy_fee(state)
         w = self._money_weight(state, p)
         best = -fee * w
         for x in set(state.piles[t]):
-            if g.price[x // 2] + fee <= state.money[p]:
-                best = max(best, self.tile_value(state, p, t, x, own) - w * (g.price[x // 2] + fee))
+            if Q.price(g, x) + fee <= state.money[p]:
+                best = max(best, self.tile_value(state, p, t, x, own) - w * (Q.price(g, x) + fee))
         return best
 
     def _score_spy_take(self, state: Any, p: int, a: int, own: dict) -> float:
@@ -256,7 +255,7 @@ class AsaraHeuristic(Agent):
         if x == SPY_NOTHING:
             return 0.0
         w = self._money_weight(state, p)
-        return self.tile_value(state, p, state.p_pile, x, own) - w * state.game.price[x // 2]
+        return self.tile_value(state, p, state.p_pile, x, own) - w * Q.price(state.game, x)
 
     def _score_build(self, state: Any, p: int, a: int, own: dict) -> float:
         kind, m, gold, slot = state.game.codec.decode_build(a)
@@ -269,8 +268,7 @@ class AsaraHeuristic(Agent):
             return v + 0.5
         if kind == B_LIT:
             return v + 1.5
-        rec = state.towers[state.tower_index(p, m, slot): state.tower_index(p, m, slot) + C.TOWER_FIELDS]
-        return v + 0.05 * state.tower_height(rec)  # grow the tallest tower of the material
+        return v + 0.05 * Q.tower_height(Q.tower_record(state, p, m, slot))  # grow the tallest tower of the material
 
     def _score_lit_offer(self, state: Any, p: int, a: int, own: dict) -> float:
         i = a - state.game.codec.lit_offer
@@ -282,5 +280,5 @@ class AsaraHeuristic(Agent):
         if a >= state.game.codec.lit_order:  # ordering unkept windows under the stack: bury the dearest
             return float(a - state.game.codec.lit_order)
         m = a - state.game.codec.lit_keep
-        uncov = sum(rec[4] + rec[5] for mm, _s, rec in state.towers_of(p) if mm == m)
+        uncov = sum(Q.uncovered_windows(rec) for mm, _s, rec in state.towers_of(p) if mm == m)
         return uncov + own["window"][m] + 0.1 * m

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .components import AREA_SHORT, MATERIAL_SHORT, NUM_MATERIALS, NUM_PLOTS, NUM_SUITS, SUIT_NAMES
+from .components import AREA_SHORT, MATERIAL_SHORT, NUM_MARKETS, NUM_MATERIALS, NUM_PLOTS, NUM_SUITS, SUIT_NAMES
 
 # area-select ids (local)
 AREA_MARKET0, AREA_BANK, AREA_BUILD1, AREA_SPIES = 0, 4, 5, 12
@@ -50,7 +50,7 @@ def area_action_target(local: int) -> tuple[int, int]:
     """Area-select id -> (board area index, k sections for a build, else 0)."""
     from .components import BANK, CALIPH, CIRCLE, FIVE, LIT_HOUSE, RECRUIT, SPIES
 
-    if local < 4:
+    if local < NUM_MARKETS:
         return local, 0
     if local == AREA_BANK:
         return BANK, 0

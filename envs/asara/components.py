@@ -14,6 +14,7 @@ NUM_SUITS = 5
 SUIT_NAMES = ("S0", "S1", "S2", "S3", "S4")
 CARDS_PER_SUIT = 9
 HAND_SIZE = {2: 9, 3: 8, 4: 7}
+PAIR_SIZE = 2  # cards in a face-down pair
 
 # -- tower materials (tower colours), cheapest first -------------------------
 NUM_MATERIALS = 5
@@ -29,7 +30,8 @@ SECTIONS_PER_MATERIAL = {"base": 4, "trunk": 4, "window": 5, "turret": 4}  # A-0
 GOLD_PER_TYPE_MATERIAL = {"base": 1, "trunk": 1, "window": 1, "turret": 1}
 LIT_PER_MATERIAL = 3  # A-02b
 #: a tile "kind" within one type: material * 2 + gold; a global kind: type * 10 + that
-KINDS_PER_TYPE = NUM_MATERIALS * 2
+GOLD_VARIANTS = 2  # plain and gold-decorated
+KINDS_PER_TYPE = NUM_MATERIALS * GOLD_VARIANTS
 NUM_KINDS = NUM_TYPES * KINDS_PER_TYPE
 
 # -- money ------------------------------------------------------------------------
@@ -41,6 +43,7 @@ NUM_YEARS = 4
 # -- board areas ----------------------------------------------------------------------
 # Area indices (the building circle is one area; the 5-Asari building has no lead suit).
 MARKET_AREAS = (0, 1, 2, 3)  # base, trunk, window, turret market
+NUM_MARKETS = len(MARKET_AREAS)  # areas 0..3, one per section type
 BANK, CIRCLE, SPIES, CALIPH, FIVE, RECRUIT, LIT_HOUSE = 4, 5, 6, 7, 8, 9, 10
 NUM_AREAS = 11
 AREA_NAMES = (
@@ -63,6 +66,10 @@ LIT_HOUSE_SPACES = 2  # A-11
 # lighted-window offers: (fee, windows shown, windows kept)
 LIT_OFFERS = ((4, 3, 1), (10, 5, 2))
 
+# bounds of the numeric rule options (fees, prices, award points; card spaces per area)
+OPTION_MAX_VALUE = 50
+OPTION_MAX_SPACES = 7
+
 # -- final evaluation ---------------------------------------------------------------
 MATERIAL_AWARDS = ((4, 2), (6, 3), (8, 4), (10, 5), (12, 6))  # per material, 1st / 2nd
 HIGHEST_OVERALL = (8, 4)  # A-22 (1st place digit missing in the rulebook text)
@@ -72,7 +79,9 @@ MONEY_PER_POINT = 10
 # -- tower record layout (one flat block of ints per tower slot) -------------------
 T_BASE, T_TURRET, T_TRUNK_P, T_TRUNK_G, T_WIN_P, T_WIN_G, T_LIT_P, T_LIT_G = range(8)
 TOWER_FIELDS = 8
-# T_BASE / T_TURRET hold 0 (none), 1 (plain) or 2 (gold);
+NO_SECTION, PLAIN_CODE, GOLD_CODE = 0, 1, 2
+MIN_TOWER_SECTIONS = 2  # a base and its turret
+#: T_BASE / T_TURRET hold NO_SECTION, PLAIN_CODE or GOLD_CODE;
 # T_LIT_P / T_LIT_G count windows (plain / gold) covered by a lighted window.
 MAX_HEIGHT_NORM = 11.0
 

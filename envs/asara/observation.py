@@ -53,23 +53,50 @@ import numpy as np
 from ..core.game import scaled_count
 from ..core.observation import ObservationSpec, Observer
 from . import components as C
-from .state import NUM_PHASES, PH_BUILD, PH_SPACE
+from . import queries as Q
+from .actions import NUM_AREA_ACTIONS, NUM_CARD_ACTIONS
+from .state import NUM_PHASES, PAIR_CARD
 
 if TYPE_CHECKING:
     from .state import AsaraGame, AsaraState
 
 MAX_SEATS = 4
+MIN_SEATS = 2
 LIMITED_AREAS = tuple(a for a in range(C.NUM_AREAS) if a != C.FIVE)
-# offsets inside the meta block
-M_YEAR, M_PLAYERS, M_PRO, M_PHASE, M_CALIPH, M_START, M_TURN = 0, 4, 7, 8, 17, 21, 25
+# offsets inside the meta block: year (4), player count (3), professional, phase (9), Caliph holder
+# (4 seats), start player (4 seats), turns taken
+M_YEAR = 0
+M_PLAYERS = M_YEAR + C.NUM_YEARS
+M_PRO = M_PLAYERS + MAX_SEATS - MIN_SEATS + 1
+M_PHASE = M_PRO + 1
+M_CALIPH = M_PHASE + NUM_PHASES
+M_START = M_CALIPH + MAX_SEATS
+M_TURN = M_START + MAX_SEATS
 META = M_TURN + 1
-# offsets inside the pending block
-P_AREA, P_STEPS, P_PLOT, P_OPEN, P_FEE, P_PILE, P_CARDS, P_LIT = 0, 17, 25, 32, 37, 38, 42, 62
+# offsets inside the pending block: chosen area, build steps left 0..7, plot, towers opened per
+# material, spies fee paid, searched pile, chosen cards, lit windows left to keep
+P_AREA = 0
+P_STEPS = P_AREA + NUM_AREA_ACTIONS
+P_PLOT = P_STEPS + C.NUM_PLOTS + 1
+P_OPEN = P_PLOT + C.NUM_PLOTS
+P_FEE = P_OPEN + C.NUM_MATERIALS
+P_PILE = P_FEE + 1
+P_CARDS = P_PILE + C.NUM_TYPES
+P_LIT = P_CARDS + NUM_CARD_ACTIONS
 PENDING = P_LIT + 1
+#: per tower slot in a player block: exists, height, visible gold, lit windows
+TOWER_VALUES = 4
+#: per area in the areas block: lead suit or none (NUM_SUITS + 1), face-down pairs
+AREA_VALUES = C.NUM_SUITS + 2
+#: the rows of the private block (each per suit or material): own hand, own face-down suits, own kept
+#: lighted windows, own windows known in the stack, lighted windows drawn now
+PR_HAND, PR_DOWN, PR_LIT, PR_STACK, PR_DRAWN = (i * C.NUM_SUITS for i in range(5))
+#: the scales of counts without a small fixed maximum (core.game.scaled_count)
+TURN_SCALE, MONEY_SCALE, PRESTIGE_SCALE, HAND_SCALE, TOWER_COUNT_SCALE, LIT_HELD_SCALE = 30, 100, 150, 12, 10, 6
 
 
 def player_block_size(slots: int) -> int:
-    return C.NUM_KINDS + C.NUM_MATERIALS * slots * 4 + 2 + C.NUM_MATERIALS + 2
+    return C.NUM_KINDS + C.NUM_MATERIALS * slots * TOWER_VALUES + 2 + C.NUM_MATERIALS + 2
 
 
 def declare(game: AsaraGame) -> ObservationSpec:
@@ -107,10 +134,10 @@ def scale_vector(game: AsaraGame, lay: dict[str, slice]) -> np.ndarray:
     cps = float(game.cards_per_suit)
     kind_max = float(max(max(game.kind_total), 1))
     sl = lay
-    scale[sl["meta"].stop - 1] = 1.0 / 30.0
+    scale[sl["meta"].stop - 1] = 1.0 / TURN_SCALE
     a = sl["areas"].start
     for i in range(len(LIMITED_AREAS)):
-        scale[a + i * 7 + 6] = 1.0 / 4.0
+        scale[a + i * AREA_VALUES + AREA_VALUES - 1] = 1.0 / 4.0
     scale[sl["five"]] = 1.0 / 20.0
     scale[sl["cards_laid"]] = 1.0 / cps
     scale[sl["displays"]] = 1.0 / 6.0
@@ -121,22 +148,22 @@ def scale_vector(game: AsaraGame, lay: dict[str, slice]) -> np.ndarray:
     ts = C.NUM_KINDS
     for i in range(MAX_SEATS):
         o = sl["seats"].start + 3 * i
-        scale[o] = 1.0 / 100.0
-        scale[o + 1] = 1.0 / 150.0
-        scale[o + 2] = 1.0 / 12.0
+        scale[o] = 1.0 / MONEY_SCALE
+        scale[o + 1] = 1.0 / PRESTIGE_SCALE
+        scale[o + 2] = 1.0 / HAND_SCALE
         o = sl[f"player_{i}"].start
         scale[o: o + ts] = 1.0 / 4.0
         for j in range(C.NUM_MATERIALS * game.slots):
-            scale[o + ts + 4 * j + 1] = 1.0 / C.MAX_HEIGHT_NORM
-            scale[o + ts + 4 * j + 2] = 1.0 / 4.0
-            scale[o + ts + 4 * j + 3] = 1.0 / 4.0
-        t2 = o + ts + C.NUM_MATERIALS * game.slots * 4
-        scale[t2] = 1.0 / 10.0
+            scale[o + ts + TOWER_VALUES * j + 1] = 1.0 / C.MAX_HEIGHT_NORM
+            scale[o + ts + TOWER_VALUES * j + 2] = 1.0 / 4.0
+            scale[o + ts + TOWER_VALUES * j + 3] = 1.0 / 4.0
+        t2 = o + ts + C.NUM_MATERIALS * game.slots * TOWER_VALUES
+        scale[t2] = 1.0 / TOWER_COUNT_SCALE
         scale[t2 + 1: t2 + 2 + C.NUM_MATERIALS] = 1.0 / C.MAX_HEIGHT_NORM
-        scale[t2 + 2 + C.NUM_MATERIALS] = 1.0 / 6.0
+        scale[t2 + 2 + C.NUM_MATERIALS] = 1.0 / LIT_HELD_SCALE
     pr = sl["private"].start
-    scale[pr: pr + 10] = 1.0 / cps
-    scale[pr + 10: pr + 25] = 1.0 / 3.0
+    scale[pr + PR_HAND: pr + PR_LIT] = 1.0 / cps
+    scale[pr + PR_LIT: pr + PR_DRAWN + C.NUM_MATERIALS] = 1.0 / 3.0
     b = sl["belief"].start
     scale[b: b + 5] = 1.0 / cps
     scale[b + 5] = 1.0 / 45.0
@@ -152,37 +179,34 @@ def _scaled(values: list, scale: np.ndarray) -> np.ndarray:
 
 def _tower_block(s: AsaraState, q: int, sc: np.ndarray) -> np.ndarray:
     S = s.game.slots
-    tw = s.towers
-    v = [0.0] * (C.NUM_MATERIALS * S * 4 + 9)
+    NM = C.NUM_MATERIALS
+    v = [0.0] * (NM * S * TOWER_VALUES + 2 + NM + 2)
     count = 0
     best = 0
-    mb = C.NUM_MATERIALS * S * 4 + 2
-    for m in range(5):
-        bm = 0
-        i = (q * 5 + m) * S * 8
-        for slot in range(S):
-            if tw[i]:
-                h = (tw[i + 1] > 0) + 1 + tw[i + 2] + tw[i + 3] + tw[i + 4] + tw[i + 5] + tw[i + 6] + tw[i + 7]
-                k = (m * S + slot) * 4
-                v[k] = 1.0
-                v[k + 1] = h
-                v[k + 2] = (tw[i] == 2) + (tw[i + 1] == 2) + tw[i + 3] + tw[i + 5]
-                v[k + 3] = tw[i + 6] + tw[i + 7]
-                count += 1
-                if h > bm:
-                    bm = h
-            i += 8
-        v[mb + m] = bm
-        if bm > best:
-            best = bm
+    mb = NM * S * TOWER_VALUES + 2
+    tallest = [0] * NM
+    for m, slot, rec in s.towers_of(q):
+        h = Q.tower_height(rec)
+        k = (m * S + slot) * TOWER_VALUES
+        v[k] = 1.0
+        v[k + 1] = h
+        v[k + 2] = Q.tower_gold(rec)
+        v[k + 3] = Q.tower_lit(rec)
+        count += 1
+        if h > tallest[m]:
+            tallest[m] = h
+    for m in range(NM):
+        v[mb + m] = tallest[m]
+        if tallest[m] > best:
+            best = tallest[m]
     v[mb - 2] = count
     v[mb - 1] = best
-    v[mb + 5] = sum(s.lit_res[q * 5: q * 5 + 5])
-    v[mb + 6] = 1.0
+    v[mb + NM] = sum(Q.lit_reserve(s, q))
+    v[mb + NM + 1] = 1.0
     out = _scaled(v, sc)
     # counts without a small fixed maximum: towers (/10) and kept lit windows (/6) are not clipped
-    out[mb - 2] = scaled_count(count, 10)
-    out[mb + 5] = scaled_count(v[mb + 5], 6)
+    out[mb - 2] = scaled_count(count, TOWER_COUNT_SCALE)
+    out[mb + NM] = scaled_count(v[mb + NM], LIT_HELD_SCALE)
     return out
 
 
@@ -241,7 +265,7 @@ class AsaraObserver(Observer):
         # the head (meta, pending, seats) changes at every decision: write its few non-zero entries
         idx = [M_YEAR + s.year - 1, M_PLAYERS + n - 2, M_CALIPH + rel[s.caliph], M_START + rel[s.start_player],
                M_TURN]
-        val = [1.0, 1.0, 1.0, 1.0, scaled_count(s.turn_no, 30)]
+        val = [1.0, 1.0, 1.0, 1.0, scaled_count(s.turn_no, TURN_SCALE)]
         if g.pro:
             idx.append(M_PRO)
             val.append(1.0)
@@ -255,10 +279,10 @@ class AsaraObserver(Observer):
             val.append(1.0)
         idx.append(o + P_STEPS + s.b_left)
         val.append(1.0)
-        if phase == PH_BUILD:
+        if phase == C.Phase.BUILD:
             idx.append(o + P_PLOT + s.p_space - g.area_start[C.CIRCLE])
             val.append(1.0)
-            for m in range(5):
+            for m in range(C.NUM_MATERIALS):
                 if s.open_[m]:
                     idx.append(o + P_OPEN + m)
                     val.append(1.0)
@@ -268,7 +292,7 @@ class AsaraObserver(Observer):
         if s.p_pile >= 0:
             idx.append(o + P_PILE + s.p_pile)
             val.append(1.0)
-        if s.p_cards >= 0 and phase == PH_SPACE and to_move:
+        if s.p_cards >= 0 and phase == C.Phase.SPACE and to_move:
             idx.append(o + P_CARDS + s.p_cards)
             val.append(1.0)
         if s.lit_keep_left:
@@ -276,12 +300,12 @@ class AsaraObserver(Observer):
             val.append(1.0)
         o = self.seats
         hide = g.options["human_realistic_obs"]
-        money, pp, hand_n = s.money, s.pp, s.hand_n
+        money, prestige, hand_n = s.money, s.prestige, s.hand_n
         for q in range(n):
             b = o + 3 * rel[q]
             idx += (b, b + 1, b + 2)
-            val += (scaled_count(money[q], 100) if q == p or not hide else 0.0, scaled_count(pp[q], 150),
-                    scaled_count(hand_n[q], 12))
+            val += (scaled_count(money[q], MONEY_SCALE) if q == p or not hide else 0.0,
+                    scaled_count(prestige[q], PRESTIGE_SCALE), scaled_count(hand_n[q], HAND_SCALE))
         out[idx] = val
         return out
 
@@ -296,11 +320,11 @@ class AsaraObserver(Observer):
             st = g.area_start
             nsp = g.area_spaces
             card = s.sp_card
-            areas = [0.0] * (len(LIMITED_AREAS) * 7)
+            areas = [0.0] * (len(LIMITED_AREAS) * AREA_VALUES)
             for i, a in enumerate(LIMITED_AREAS):
-                areas[i * 7 + s.lead[a] + 1] = 1.0
-                areas[i * 7 + 6] = card[st[a]: st[a] + nsp[a]].count(5)
-            own = s.sp_owner
+                areas[i * AREA_VALUES + s.lead[a] + 1] = 1.0
+                areas[i * AREA_VALUES + AREA_VALUES - 1] = card[st[a]: st[a] + nsp[a]].count(PAIR_CARD)
+            own = s.space_owner
             occ = [0.0] * (2 * len(own))  # occupancy bits, and per player the spaces he holds
             held: list[list[int]] = [[] for _ in range(n)]
             for j, o in enumerate(own):
@@ -312,23 +336,23 @@ class AsaraObserver(Observer):
         sp = occ[:]
         for j in held[p]:
             sp[j] = 1.0
-        laid = [0] * (6 * MAX_SEATS)
-        lu, ld = s.laid_up, s.laid_down
+        ns = C.NUM_SUITS
+        laid = [0] * ((ns + 1) * MAX_SEATS)
         for q in range(n):
-            b = rel[q] * 6
-            laid[b: b + 5] = lu[q * 5: q * 5 + 5]
-            laid[b + 5] = sum(ld[q * 5: q * 5 + 5])
+            b = rel[q] * (ns + 1)
+            laid[b: b + ns] = Q.laid_up(s, q)
+            laid[b + ns] = sum(Q.laid_down(s, q))
         front = _scaled(areas + sp + [sum(s.five_by)] + laid, sc[lay["areas"].start: lay["cards_laid"].stop])
         # private and belief
-        v = s.hand[p * 5: p * 5 + 5] + ld[p * 5: p * 5 + 5] + s.lit_res[p * 5: p * 5 + 5] + [0] * 10
+        v = Q.hand(s, p) + Q.laid_down(s, p) + Q.lit_reserve(s, p) + [0] * (2 * C.NUM_MATERIALS)
         if s.lit_stack:
             bit = 1 << p
             for j, m in enumerate(s.lit_stack):
                 if s.lit_seen[j] & bit:
-                    v[15 + m] += 1
+                    v[PR_STACK + m] += 1
         if s.current_player == p:
             for m in s.lit_drawn:
-                v[20 + m] += 1
+                v[PR_DRAWN + m] += 1
         v += s.unseen_cards(p)
         v.append(len(s.deck))
         back = _scaled(v, sc[lay["private"].start: lay["belief"].stop])
@@ -338,11 +362,11 @@ class AsaraObserver(Observer):
             disp = self._keep(s, "display", _scaled(s.display, sc[lay["displays"]]))
         piles = self._part(s, "piles")
         if piles is None:
-            v = [0] * (C.NUM_KINDS + 5)
-            for t in range(4):
+            v = [0] * (C.NUM_KINDS + C.NUM_TYPES + 1)
+            for t in range(C.NUM_TYPES):
                 pile = s.piles[t]
                 for x in pile:
-                    v[t * 10 + x] += 1
+                    v[Q.global_kind(t, x)] += 1
                 v[C.NUM_KINDS + t] = len(pile)
             v[-1] = len(s.lit_stack)
             piles = self._keep(s, "piles", _scaled(v, sc[lay["piles"]]))

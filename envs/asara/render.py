@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import components as C
+from . import queries as Q
 from .actions import PAIRS
 from .state import PAIR_CARD
 
@@ -38,7 +39,7 @@ def _space_str(s: AsaraState, area: int) -> str:
     st = g.area_start[area]
     out = []
     for i in range(g.area_spaces[area]):
-        o, c = s.sp_owner[st + i], s.sp_card[st + i]
+        o, c = s.space_owner[st + i], s.sp_card[st + i]
         if o < 0:
             out.append("--")
         else:
@@ -81,7 +82,7 @@ def render_text(s: AsaraState, viewer: int | None = None) -> str:
         disp = s.display[t * 10: t * 10 + 10]
         lines.append(f"  {C.TYPES[t]:<7} {_space_str(s, t):<28} lead {_lead_str(s, t):<5} "
                      f"display {_counts_str(disp):<26} pile {len(s.piles[t])}")
-    lines.append("  prices: " + ", ".join(f"{C.MATERIALS[m]} {g.price[m]}" for m in range(5)))
+    lines.append("  prices: " + ", ".join(f"{C.MATERIALS[m]} {g.price[m]}" for m in range(C.NUM_MATERIALS)))
     lines.append(f"Bank 12/10/8: {_space_str(s, C.BANK)}  lead {_lead_str(s, C.BANK)};  "
                  f"5-Asari building: {sum(s.five_by)} cards")
     lines.append(f"Building circle plots 1-7: {_space_str(s, C.CIRCLE)}  lead {_lead_str(s, C.CIRCLE)}")
@@ -98,31 +99,31 @@ def render_text(s: AsaraState, viewer: int | None = None) -> str:
     for p in range(n):
         mark = ">" if p == s.current_player else " "
         cal = " (Caliph)" if p == s.caliph else ""
-        lines.append(f" {mark}P{p}{cal}: PP {s.pp[p]}  money {s.money[p]}  hand {s.hand_n[p]} cards"
-                     + (f"  lit windows held {sum(s.lit_res[p * 5: p * 5 + 5])}" if g.pro else ""))
+        lines.append(f" {mark}P{p}{cal}: PP {s.prestige[p]}  money {s.money[p]}  hand {s.hand_n[p]} cards"
+                     + (f"  lit windows held {sum(Q.lit_reserve(s, p))}" if g.pro else ""))
         res = s.reserve[p * C.NUM_KINDS: (p + 1) * C.NUM_KINDS]
         parts = [f"{C.TYPES[t]} {_counts_str(res[t * 10: t * 10 + 10])}"
-                 for t in range(4) if any(res[t * 10: t * 10 + 10])]
+                 for t in range(C.NUM_TYPES) if any(res[t * 10: t * 10 + 10])]
         lines.append("     reserve: " + ("; ".join(parts) or "-"))
         towers = [_tower_str(s, m, slot, rec) for m, slot, rec in s.towers_of(p)]
         lines.append("     towers: " + (" ".join(towers) or "-"))
     if viewer is not None:
-        h = s.hand[viewer * 5: viewer * 5 + 5]
-        hand = " ".join(f"{C.SUIT_NAMES[x]}x{h[x]}" for x in range(5) if h[x]) or "-"
-        down = s.laid_down[viewer * 5: viewer * 5 + 5]
-        ds = " ".join(f"{C.SUIT_NAMES[x]}x{down[x]}" for x in range(5) if down[x]) or "-"
+        h = Q.hand(s, viewer)
+        hand = " ".join(f"{C.SUIT_NAMES[x]}x{h[x]}" for x in range(C.NUM_SUITS) if h[x]) or "-"
+        down = Q.laid_down(s, viewer)
+        ds = " ".join(f"{C.SUIT_NAMES[x]}x{down[x]}" for x in range(C.NUM_SUITS) if down[x]) or "-"
         lines.append(f"Hand of P{viewer}: {hand}   (your face-down cards this year: {ds})")
         if g.pro:
-            lit = s.lit_res[viewer * 5: viewer * 5 + 5]
+            lit = Q.lit_reserve(s, viewer)
             lines.append("  your lighted windows: "
-                         + (" ".join(f"{C.MATERIAL_SHORT[m]}x{lit[m]}" for m in range(5) if lit[m]) or "-"))
+                         + (" ".join(f"{C.MATERIAL_SHORT[m]}x{k}" for m, k in enumerate(lit) if k) or "-"))
             if s.lit_drawn and viewer == s.current_player:
                 lines.append("  drawn, choose to keep: " + " ".join(C.MATERIAL_SHORT[m] for m in s.lit_drawn))
         if s.p_cards >= 0 and viewer == s.current_player:
             c = s.p_cards
-            lines.append("  cards chosen: " + (C.SUIT_NAMES[c] if c < 5 else
-                                                "pair " + "+".join(C.SUIT_NAMES[x] for x in PAIRS[c - 5])))
-    if s.phase == 6:
+            lines.append("  cards chosen: " + (C.SUIT_NAMES[c] if c < C.NUM_SUITS else
+                                                "pair " + "+".join(C.SUIT_NAMES[x] for x in PAIRS[c - C.NUM_SUITS])))
+    if s.phase == C.Phase.BUILD:
         lines.append(f"Building: {s.b_built} placed, {s.b_left} to go")
     if s.phase == PH_DONE:
         lines.append("Final evaluation: " + ", ".join(f"P{p} +{s.final_pts[p]}" for p in range(n)))
@@ -154,7 +155,7 @@ def render_rgb(s: AsaraState) -> np.ndarray:
     def spaces(x: int, y: int, area: int) -> None:
         st = g.area_start[area]
         for i in range(g.area_spaces[area]):
-            o, c = s.sp_owner[st + i], s.sp_card[st + i]
+            o, c = s.space_owner[st + i], s.sp_card[st + i]
             box = (x + i * 22, y, x + i * 22 + 18, y + 26)
             if o < 0:
                 d.rectangle(box, outline=INK, fill=(250, 245, 230))
@@ -198,7 +199,7 @@ def render_rgb(s: AsaraState) -> np.ndarray:
     for p in range(n):
         x0 = p * pw + 5
         d.rectangle((x0, top, x0 + pw - 10, H - 8), outline=PLAYER_RGB[p], width=3, fill=(250, 242, 225))
-        d.text((x0 + 6, top + 4), f"P{p}  PP {s.pp[p]}  money {s.money[p]}  cards {s.hand_n[p]}",
+        d.text((x0 + 6, top + 4), f"P{p}  PP {s.prestige[p]}  money {s.money[p]}  cards {s.hand_n[p]}",
                fill=INK, font=font)
         res = s.reserve[p * C.NUM_KINDS: (p + 1) * C.NUM_KINDS]
         k = 0
@@ -215,8 +216,9 @@ def render_rgb(s: AsaraState) -> np.ndarray:
             col = C.MATERIAL_RGB[m]
             sec = 18
             y = ground
-            order = ([rec[0] == 2] + [False] * rec[2] + [True] * rec[3] + ["w"] * rec[4] + ["wg"] * rec[5]
-                     + ["l"] * (rec[6] + rec[7]) + ([rec[1] == 2] if rec[1] else []))
+            order = ([rec[C.T_BASE] == C.GOLD_CODE] + [False] * rec[C.T_TRUNK_P] + [True] * rec[C.T_TRUNK_G]
+                     + ["w"] * rec[C.T_WIN_P] + ["wg"] * rec[C.T_WIN_G] + ["l"] * s.tower_lit(rec)
+                     + ([rec[C.T_TURRET] == C.GOLD_CODE] if rec[C.T_TURRET] else []))
             for j, part in enumerate(order):
                 top_y = y - sec
                 if j == len(order) - 1 and rec[1]:

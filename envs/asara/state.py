@@ -20,10 +20,12 @@ from typing import Any
 
 import numpy as np
 
-from ..core.game import CorruptStateError, Game, Option, State
+from ..core.fields import Cache, Int, IntList, Nested, RngField, StateSchema
+from ..core.game import CorruptStateError, Game, Option, State, readonly
 from ..core.observation import Changes
 from ..core.rng import Rng, as_rng
 from . import components as C
+from . import queries as Q
 from .actions import (
     AREA_BANK,
     AREA_BUILD1,
@@ -41,6 +43,7 @@ from .actions import (
     LIT_DECLINE,
     MARKET_DECLINE,
     NUM_AREA_ACTIONS,
+    NUM_CARD_ACTIONS,
     PAIRS,
     SPY_DECLINE,
     SPY_NOTHING,
@@ -55,9 +58,13 @@ from .actions import (
 NUM_PHASES = int(C.Phase.DONE)
 PHASE_NAMES = ("select area", "select cards", "select space", "market purchase", "spies: choose pile",
                "spies: take", "build", "lighted windows: offer", "lighted windows: keep", "game over")
-PAIR_CARD = 5  # sp_card value of a face-down pair
-NF = C.NUM_MATERIALS
-TF = C.TOWER_FIELDS
+PAIR_CARD = C.NUM_SUITS  # sp_card value of a face-down pair (after the suits 0..4)
+# the widths of the flat per-player lists, short because they index everything
+NS = C.NUM_SUITS  # hand, laid_up, laid_down: player * NS + suit
+NF = C.NUM_MATERIALS  # lit_res, open_: player * NF + material
+TF = C.TOWER_FIELDS  # one tower record
+KT = C.KINDS_PER_TYPE  # display, reserve: type * KT + material * GV + gold
+GV = C.GOLD_VARIANTS
 
 
 def _type_dict_option(name: str, value: Any, lo: int, hi: int) -> list[int]:
@@ -74,8 +81,8 @@ def _type_dict_option(name: str, value: Any, lo: int, hi: int) -> list[int]:
 
 
 def _fee_list_option(name: str, value: Any) -> list[int]:
-    if (not isinstance(value, list) or not 1 <= len(value) <= 7
-            or any(isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 50 for v in value)):
+    if (not isinstance(value, list) or not 1 <= len(value) <= C.OPTION_MAX_SPACES
+            or any(isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= C.OPTION_MAX_VALUE for v in value)):
         raise ValueError(f"asara: option {name} must be a list of 1..7 ints in [0, 50]; got {value!r}")
     return sorted(value)
 
@@ -111,7 +118,7 @@ def completable_reach(r_max: int, open_: list[int], base: list[int], trunk: list
         band = (1 << (jmax + 1)) - 1
         opts = band if has[m] else 1
         for n in range(1, nmax + 1):
-            opts |= band << (2 * n)
+            opts |= band << (C.MIN_TOWER_SECTIONS * n)
         opts &= full
         if opts == 1:
             continue
@@ -140,7 +147,7 @@ def award(entities: list[tuple[int, tuple, int]], first: int, second: int, round
         return out
     top = max(e[1] for e in ents)
     firsts = [e for e in ents if e[1] == top]
-    if len(firsts) >= 2:
+    if len(firsts) > 1:
         pts = share(first + second, len(firsts))
         for e in firsts:
             out[e[2]] = out.get(e[2], 0) + pts
@@ -254,7 +261,8 @@ class AsaraGame(Game):
                 raise ValueError(f"asara: option gold_per_type_material[{C.TYPES[t]!r}] exceeds sections_per_material")
         prices = o["prices"]
         if not isinstance(prices, dict) or set(prices) != set(C.MATERIALS) or any(
-                isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 50 for v in prices.values()):
+                isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= C.OPTION_MAX_VALUE
+                for v in prices.values()):
             raise ValueError(f"asara: option prices must map {', '.join(C.MATERIALS)} to ints in [0, 50]")
         self.price = [prices[m] for m in C.MATERIALS]
         self.market_spaces = _type_dict_option("market_card_spaces", o["market_card_spaces"], 1, 7)
@@ -262,7 +270,8 @@ class AsaraGame(Game):
         self.spy_fees = _fee_list_option("spy_space_fees", o["spy_space_fees"])
         self.recruit_fees = _fee_list_option("recruit_space_fees", o["recruit_space_fees"])
         fho = o["final_highest_overall"]
-        if len(fho) != 2 or any(isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 50 for v in fho):
+        if len(fho) != len(C.HIGHEST_OVERALL) or any(
+                isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= C.OPTION_MAX_VALUE for v in fho):
             raise ValueError(f"asara: option final_highest_overall must be [first, second] ints; got {fho!r}")
         self.highest_overall = tuple(fho)
         self.slots = self.sections[C.BASE]  # at most this many towers of one material
@@ -281,8 +290,8 @@ class AsaraGame(Game):
         self.kind_total = [0] * C.NUM_KINDS
         for t in range(C.NUM_TYPES):
             for m in range(NF):
-                self.kind_total[t * 10 + m * 2] = self.sections[t] - self.gold[t]
-                self.kind_total[t * 10 + m * 2 + 1] = self.gold[t]
+                self.kind_total[t * KT + m * GV] = self.sections[t] - self.gold[t]
+                self.kind_total[t * KT + m * GV + 1] = self.gold[t]
         self.total_cards = C.NUM_SUITS * self.cards_per_suit
 
     def new_state(self, seed: int | None = None) -> AsaraState:
@@ -295,20 +304,6 @@ class AsaraState(State):
     _game_class = AsaraGame
     game: AsaraGame
 
-    # fields copied by clone() and saved by to_json(): name -> kind ("int", "list", "lists")
-    _INT_FIELDS = ("current_player", "phase", "year", "start_player", "caliph", "turn_no", "p_area", "p_k",
-                   "p_cards", "p_space", "p_pile", "p_fee", "b_left", "b_built", "lit_keep_left", "lit_placed")
-    _LIST_FIELDS = ("money", "pp", "hand", "laid_up", "laid_down", "five_by", "sp_owner", "sp_card", "lead",
-                    "display", "reserve", "towers", "deck", "lit_stack", "lit_seen", "lit_res", "lit_drawn",
-                    "year_pts", "final_pts", "open_", "b_newwin")
-
-    def __init__(self, game: AsaraGame, seed: int | None = None, *, _empty: bool = False) -> None:
-        self.game = game
-        if _empty:
-            return
-        self.rng = Rng(seed)
-        self._setup_game()
-
     # ------------------------------------------------------------------ setup
     def _setup_game(self) -> None:
         """Rules 3: displays filled, random start player with the Caliph, money 20/21/.., hands dealt."""
@@ -317,7 +312,7 @@ class AsaraState(State):
         rng = self.rng
         self.piles: list[list[int]] = []
         for t in range(C.NUM_TYPES):
-            pile = [x for x in range(C.KINDS_PER_TYPE) for _ in range(g.kind_total[t * 10 + x])]
+            pile = [x for x in range(C.KINDS_PER_TYPE) for _ in range(g.kind_total[t * KT + x])]
             rng.shuffle(pile)
             self.piles.append(pile)
         self.display = [0] * C.NUM_KINDS
@@ -327,7 +322,7 @@ class AsaraState(State):
         self.money = [0] * n
         for i in range(n):
             self.money[(self.start_player + i) % n] = C.START_MONEY + i
-        self.pp = [0] * n
+        self.prestige = [0] * n
         self.reserve = [0] * (n * C.NUM_KINDS)
         self.towers = [0] * (n * NF * g.slots * TF)
         self.lit_res = [0] * (n * NF)
@@ -352,7 +347,7 @@ class AsaraState(State):
     def _clear_board(self) -> None:
         g = self.game
         n = g.num_players
-        self.sp_owner = [-1] * g.total_spaces
+        self.space_owner = [-1] * g.total_spaces
         self.sp_card = [-1] * g.total_spaces
         self.lead = [-1] * C.NUM_AREAS
         self.laid_up = [0] * (n * C.NUM_SUITS)
@@ -361,7 +356,7 @@ class AsaraState(State):
 
     def _clear_pending(self) -> None:
         self.p_area = -1  # area-select action id of the turn in progress
-        self.p_k = 0
+        self.pending_sections = 0
         self.p_cards = -1
         self.p_space = -1  # global space index used
         self.p_pile = -1
@@ -371,7 +366,7 @@ class AsaraState(State):
         for m in range(NF):
             self.open_[m] = 0
         # windows placed in this build action, per (material, slot, gold): not coverable when A-29 is off
-        self.b_newwin = [0] * (NF * self.game.slots * 2)
+        self.new_windows = [0] * (NF * self.game.slots * 2)
 
     def deal_hands(self) -> None:
         """Rules 3.6 / 7.2: shuffle all cards and deal 9/8/7 each; the rest is the undealt deck."""
@@ -389,33 +384,26 @@ class AsaraState(State):
         """Rules 3.3 / 7.3: fill empty display spaces from the market's pile (spaces stay empty when it runs out)."""
         g = self.game
         for t in range(C.NUM_TYPES):
-            have = sum(self.display[t * 10: t * 10 + 10])
+            have = sum(self.display[t * KT: t * KT + KT])
             pile = self.piles[t]
             while have < g.display_size[t] and pile:
-                self.display[t * 10 + pile.pop()] += 1
+                self.display[t * KT + pile.pop()] += 1
                 have += 1
 
     # ---------------------------------------------------------- position API
     @classmethod
     def initial(cls, game: AsaraGame, seed: int | None = None) -> AsaraState:
         """The position after setup, every setup draw from ``seed``."""
-        return cls(game, seed)
-
-    @classmethod
-    def from_position(cls, game: AsaraGame, seed: int = 0, **fields: Any) -> AsaraState:
-        """A state after setup with ``fields`` overwritten (for hand-made test positions)."""
-        s = cls.initial(game, seed)
-        for k, v in fields.items():
-            if not hasattr(s, k) or k.startswith("_") or k == "game":
-                raise ValueError(f"asara: unknown state field {k!r}")
-            setattr(s, k, v)
-        s.refresh()
+        s = cls.__new__(cls)
+        s.game = game
+        s.rng = Rng(seed)
+        s._setup_game()
         return s
 
     def refresh(self) -> None:
         """Recompute caches after fields were edited by hand."""
         n = self.game.num_players
-        self.hand_n = [sum(self.hand[p * 5: p * 5 + 5]) for p in range(n)]
+        self.hand_n = [sum(self.hand[p * NS: p * NS + NS]) for p in range(n)]
         self._mask = None
         self._legal = None
         # what changed, for whoever derives data from the position (the observer): "cards" (hands,
@@ -440,29 +428,19 @@ class AsaraState(State):
                     out.append((m, slot, tw[i: i + TF]))
         return out
 
-    @staticmethod
-    def tower_height(rec: list[int]) -> int:
-        """Rules 5.4: number of sections; lit windows add no height (they cover windows)."""
-        return (rec[0] > 0) + (rec[1] > 0) + rec[2] + rec[3] + rec[4] + rec[5] + rec[6] + rec[7]
-
-    @staticmethod
-    def tower_gold(rec: list[int]) -> int:
-        """Gold decorations still visible (a lit window hides the gold of its window)."""
-        return (rec[0] == 2) + (rec[1] == 2) + rec[3] + rec[5]
-
-    @staticmethod
-    def tower_lit(rec: list[int]) -> int:
-        return rec[6] + rec[7]
+    #: sections, visible gold and lighted windows of a tower record (see ``queries``)
+    tower_height = staticmethod(Q.tower_height)
+    tower_gold = staticmethod(Q.tower_gold)
+    tower_lit = staticmethod(Q.tower_lit)
 
     def build_resources(self, p: int) -> tuple[list[int], ...]:
         """Per material: reserve base/trunk/window/turret/lit, has a tower, uncovered windows, free slots."""
         S = self.game.slots
         r = self.reserve
         o = p * C.NUM_KINDS
-        base = [r[o + 2 * m] + r[o + 2 * m + 1] for m in range(NF)]
-        trunk = [r[o + 10 + 2 * m] + r[o + 11 + 2 * m] for m in range(NF)]
-        window = [r[o + 20 + 2 * m] + r[o + 21 + 2 * m] for m in range(NF)]
-        turret = [r[o + 30 + 2 * m] + r[o + 31 + 2 * m] for m in range(NF)]
+        base, trunk, window, turret = (
+            [r[o + t * KT + GV * m] + r[o + t * KT + GV * m + 1] for m in range(NF)]
+            for t in (C.BASE, C.TRUNK, C.WINDOW, C.TURRET))
         lit = self.lit_res[p * NF: p * NF + NF]
         has = [0] * NF
         uncov = [0] * NF
@@ -473,7 +451,7 @@ class AsaraState(State):
             for _ in range(S):
                 if tw[i]:
                     has[m] = 1
-                    uncov[m] += tw[i + 4] + tw[i + 5]
+                    uncov[m] += tw[i + C.T_WIN_P] + tw[i + C.T_WIN_G]
                 else:
                     free[m] += 1
                 i += TF
@@ -486,8 +464,7 @@ class AsaraState(State):
             m = np.zeros(self.game.num_actions, dtype=bool)
             if self.phase != PH_DONE:
                 m[self.legal_actions()] = True
-            m.flags.writeable = False  # the State.legal_mask contract: read-only, cached, shareable
-            self._mask = m
+            self._mask = m = readonly(m)  # the State.legal_mask contract: read-only, cached, shareable
         return m
 
     def legal_actions(self) -> list[int]:
@@ -530,7 +507,7 @@ class AsaraState(State):
     def _cards_ok(self, p: int, area: int) -> bool:
         """Can player p lay a single card or a face-down pair in ``area`` (follow suit)?"""
         h = self.hand
-        o = p * 5
+        o = p * NS
         if area == C.FIVE:
             return self.hand_n[p] > 0
         lead = self.lead[area]
@@ -542,37 +519,37 @@ class AsaraState(State):
         return self._pair_ok(p, lead)
 
     def _pair_ok(self, p: int, lead: int) -> bool:
-        if self.hand_n[p] < 2:
+        if self.hand_n[p] < C.PAIR_SIZE:
             return False
         o = self.game.options
         if lead < 0:
             return o["allow_pair_in_empty_area"]
-        if o["pair_only_if_lacking_suit"] and self.hand[p * 5 + lead] > 0:
+        if o["pair_only_if_lacking_suit"] and self.hand[p * NS + lead] > 0:
             return False
         return True
 
     def card_choices(self, p: int, area: int) -> list[int]:
         """Local card ids: 0-4 one card of suit s, 5+ a face-down pair (rules 5.1, A-13)."""
-        h = self.hand[p * 5: p * 5 + 5]
+        h = self.hand[p * NS: p * NS + NS]
         if area == C.FIVE:
-            return [s for s in range(5) if h[s]]
+            return [s for s in range(NS) if h[s]]
         lead = self.lead[area]
-        out = [s for s in range(5) if h[s] and (lead < 0 or s == lead)]
+        out = [s for s in range(NS) if h[s] and (lead < 0 or s == lead)]
         if self._pair_ok(p, lead):
             for i, (a, b) in enumerate(PAIRS):
-                if (h[a] >= 2) if a == b else (h[a] and h[b]):
-                    out.append(5 + i)
+                if (h[a] >= C.PAIR_SIZE) if a == b else (h[a] and h[b]):
+                    out.append(NS + i)
         return out
 
     def _vacant(self, area: int) -> list[int]:
         st = self.game.area_start[area]
-        own = self.sp_owner
+        own = self.space_owner
         return [i for i in range(self.game.area_spaces[area]) if own[st + i] < 0]
 
     def _plot_for(self, k: int) -> int:
         """Rules 5.4: plot k if vacant, else the lowest vacant higher plot; -1 if none."""
         st = self.game.area_start[C.CIRCLE]
-        own = self.sp_owner
+        own = self.space_owner
         for i in range(k - 1, C.NUM_PLOTS):
             if own[st + i] < 0:
                 return i
@@ -593,12 +570,12 @@ class AsaraState(State):
         g = self.game
         o = g.options
         money = self.money[p]
-        own = self.sp_owner
+        own = self.space_owner
         st = g.area_start
         nsp = g.area_spaces
         lead = self.lead
-        h = self.hand[p * 5: p * 5 + 5]
-        pair_any = self.hand_n[p] >= 2
+        h = self.hand[p * NS: p * NS + NS]
+        pair_any = self.hand_n[p] >= C.PAIR_SIZE
         pair_lacking = o["pair_only_if_lacking_suit"]
         pair_empty = pair_any and o["allow_pair_in_empty_area"]
 
@@ -620,13 +597,13 @@ class AsaraState(State):
 
         ok = [False] * NUM_AREA_ACTIONS
         decline_market = o["allow_decline_market"]
-        for t in range(4):
+        for t in range(C.NUM_MARKETS):
             if open_(t) and cards_ok(t):
                 if decline_market:
                     ok[t] = True
                 else:
                     d = self.display
-                    ok[t] = any(d[t * 10 + x] and g.price[x // 2] <= money for x in range(10))
+                    ok[t] = any(d[t * KT + x] and g.price[x // GV] <= money for x in range(KT))
         ok[AREA_BANK] = open_(C.BANK) and cards_ok(C.BANK)
         ro = p * C.NUM_KINDS
         if open_(C.CIRCLE) and cards_ok(C.CIRCLE) and (any(self.reserve[ro: ro + C.NUM_KINDS])
@@ -692,8 +669,8 @@ class AsaraState(State):
         """Lay the card(s): a single face up (face down on the 5-Asari building), or a pair face down."""
         self._cards_moved()  # board, beliefs and p's private block all change
         h = self.hand
-        o5 = p * 5
-        if card < 5:
+        o5 = p * NS
+        if card < NS:
             h[o5 + card] -= 1
             self.hand_n[p] -= 1
             if area == C.FIVE:
@@ -704,15 +681,15 @@ class AsaraState(State):
             if self.lead[area] < 0:
                 self.lead[area] = card
         else:
-            a, b = PAIRS[card - 5]
+            a, b = PAIRS[card - NS]
             h[o5 + a] -= 1
             h[o5 + b] -= 1
-            self.hand_n[p] -= 2
+            self.hand_n[p] -= C.PAIR_SIZE
             self.laid_down[o5 + a] += 1
             self.laid_down[o5 + b] += 1
             card = PAIR_CARD
         gi = self.game.area_start[area] + space
-        self.sp_owner[gi] = p
+        self.space_owner[gi] = p
         self.sp_card[gi] = card
         self.p_space = gi
 
@@ -744,7 +721,7 @@ class AsaraState(State):
         t = self.p_area
         money = self.money[self.current_player]
         d = self.display
-        out = [x for x in range(10) if d[t * 10 + x] and g.price[x // 2] <= money]
+        out = [x for x in range(KT) if d[t * KT + x] and g.price[x // GV] <= money]
         if g.options["allow_decline_market"] or not out:
             out.append(MARKET_DECLINE)
         return out
@@ -756,7 +733,7 @@ class AsaraState(State):
         out = []
         if fee <= self.money[self.current_player]:
             empty_ok = g.options["spy_allow_empty_pile"]
-            out = [t for t in range(4) if self.piles[t] or empty_ok]
+            out = [t for t in range(C.NUM_TYPES) if self.piles[t] or empty_ok]
         if g.options["allow_decline_spies"] or not out:
             out.append(SPY_DECLINE)
         return out
@@ -765,7 +742,7 @@ class AsaraState(State):
         g = self.game
         money = self.money[self.current_player]
         present = set(self.piles[self.p_pile])
-        out = [x for x in sorted(present) if g.price[x // 2] <= money]
+        out = [x for x in sorted(present) if g.price[x // GV] <= money]
         out.append(SPY_NOTHING)
         return out
 
@@ -794,7 +771,7 @@ class AsaraState(State):
         r = self.b_left - 1
         exact = g.options["build_exact_k"]
         lit_new = g.options["lit_on_new_window"]
-        nw = self.b_newwin
+        nw = self.new_windows
         if not lit_new:  # only windows that stood before this action can take a lit window (A-29)
             uncov = [uncov[m] - sum(nw[m * S * 2: (m + 1) * S * 2]) for m in range(NF)]
         res = self.reserve
@@ -821,7 +798,7 @@ class AsaraState(State):
                 f2[m] -= 1
                 if feasible(op, b2, trunk, window, turret, lit, h2, uncov, f2):
                     for gd in range(2):
-                        if res[ro + 2 * m + gd]:
+                        if res[ro + GV * m + gd]:
                             out.append(c.base_id(m, gd))
             # turret: closes a tower of m opened in this action
             if turret[m] and open_[m]:
@@ -831,10 +808,10 @@ class AsaraState(State):
                 t2[m] -= 1
                 if feasible(op, base, trunk, window, t2, lit, has, uncov, free):
                     for gd in range(2):
-                        if res[ro + 30 + 2 * m + gd]:
+                        if res[ro + C.TURRET * KT + GV * m + gd]:
                             for slot in range(S):
                                 i = tbase + slot * TF
-                                if tw[i] and not tw[i + 1]:
+                                if tw[i] and not tw[i + C.T_TURRET]:
                                     out.append(c.placed_id(B_TURRET, m, gd, slot))
             if has[m]:
                 if trunk[m]:
@@ -842,7 +819,7 @@ class AsaraState(State):
                     t2[m] -= 1
                     if feasible(open_, base, t2, window, turret, lit, has, uncov, free):
                         for gd in range(2):
-                            if res[ro + 10 + 2 * m + gd]:
+                            if res[ro + C.TRUNK * KT + GV * m + gd]:
                                 out.extend(c.placed_id(B_TRUNK, m, gd, slot) for slot in range(S)
                                            if tw[tbase + slot * TF])
                 if window[m]:
@@ -853,7 +830,7 @@ class AsaraState(State):
                         u2[m] += 1
                     if feasible(open_, base, trunk, w2, turret, lit, has, u2, free):
                         for gd in range(2):
-                            if res[ro + 20 + 2 * m + gd]:
+                            if res[ro + C.WINDOW * KT + GV * m + gd]:
                                 out.extend(c.placed_id(B_WINDOW, m, gd, slot) for slot in range(S)
                                            if tw[tbase + slot * TF])
                 if lit[m] and uncov[m]:
@@ -865,8 +842,8 @@ class AsaraState(State):
                         for slot in range(S):
                             i = tbase + slot * TF
                             k = (m * S + slot) * 2
-                            if tw[i] and (tw[i + 4] - nw[k] + tw[i + 5] - nw[k + 1] if not lit_new
-                                          else tw[i + 4] or tw[i + 5]):
+                            wp, wg = tw[i + C.T_WIN_P], tw[i + C.T_WIN_G]
+                            if tw[i] and (wp - nw[k] + wg - nw[k + 1] if not lit_new else wp or wg):
                                 out.append(c.lit_id(m, slot))
         if not exact and self.b_built >= 1 and not any(open_):
             out.append(c.b_stop)
@@ -883,7 +860,7 @@ class AsaraState(State):
         ph = self.phase
         if ph == PH_AREA:
             self.p_area = action
-            self.p_k = area_action_target(action)[1]
+            self.pending_sections = area_action_target(action)[1]
             self.phase = PH_CARDS
         elif ph == PH_CARDS:
             self.p_cards = action - c.cards
@@ -916,7 +893,7 @@ class AsaraState(State):
     def execute_move(self, p: int, area: int) -> None:
         """Rules 5.2: carry out the move of the area the buyer was sent to."""
         g = self.game
-        if area < 4:
+        if area < C.NUM_MARKETS:
             self.phase = PH_MARKET
         elif area == C.BANK:
             self.pay_out(p, C.BANK_VALUES[self.p_space - g.area_start[C.BANK]])
@@ -924,7 +901,7 @@ class AsaraState(State):
         elif area == C.CIRCLE:
             plot = self.p_space - g.area_start[C.CIRCLE]
             self.money[p] -= plot + 1
-            self.b_left = self.p_k
+            self.b_left = self.pending_sections
             self.b_built = 0
             self.phase = PH_BUILD
         elif area == C.SPIES:
@@ -945,9 +922,9 @@ class AsaraState(State):
         if x != MARKET_DECLINE:
             self._tiles_moved("display", ("reserve", p))
             t = self.p_area
-            self.display[t * 10 + x] -= 1
-            self.money[p] -= self.game.price[x // 2]
-            self.reserve[p * C.NUM_KINDS + t * 10 + x] += 1
+            self.display[t * KT + x] -= 1
+            self.money[p] -= self.game.price[x // GV]
+            self.reserve[p * C.NUM_KINDS + t * KT + x] += 1
         self.end_turn()
 
     def choose_spy_pile(self, p: int, t: int) -> None:
@@ -968,8 +945,8 @@ class AsaraState(State):
         self._tiles_moved("piles", ("reserve", p))
         if x != SPY_NOTHING:
             pile.remove(x)
-            self.money[p] -= self.game.price[x // 2]
-            self.reserve[p * C.NUM_KINDS + self.p_pile * 10 + x] += 1
+            self.money[p] -= self.game.price[x // GV]
+            self.reserve[p * C.NUM_KINDS + self.p_pile * KT + x] += 1
         self.rng.shuffle(pile)
         self.end_turn()
 
@@ -979,7 +956,7 @@ class AsaraState(State):
         self._cards_moved()  # p's hand and the public deck size change
         self.money[p] -= g.recruit_fees[self.p_space - g.area_start[C.RECRUIT]]
         for _ in range(min(C.RECRUIT_DRAW, len(self.deck))):
-            self.hand[p * 5 + self.deck.pop()] += 1
+            self.hand[p * NS + self.deck.pop()] += 1
             self.hand_n[p] += 1
         self.end_turn()
 
@@ -1044,7 +1021,7 @@ class AsaraState(State):
         tw = self.towers
         ro = p * C.NUM_KINDS
         if kind == B_BASE:
-            self.reserve[ro + 2 * m + gd] -= 1
+            self.reserve[ro + GV * m + gd] -= 1
             i = self.tower_index(p, m, 0)
             while tw[i]:
                 i += TF
@@ -1058,7 +1035,7 @@ class AsaraState(State):
             if g.options["lit_on_new_window"]:
                 plain_free = tw[i + C.T_WIN_P]
             else:
-                plain_free = tw[i + C.T_WIN_P] - self.b_newwin[k]
+                plain_free = tw[i + C.T_WIN_P] - self.new_windows[k]
             if plain_free:  # cover a plain window before a gold one (rules 9.3)
                 tw[i + C.T_WIN_P] -= 1
                 tw[i + C.T_LIT_P] += 1
@@ -1067,7 +1044,7 @@ class AsaraState(State):
                 tw[i + C.T_LIT_G] += 1
         else:
             t = {B_TURRET: C.TURRET, B_TRUNK: C.TRUNK, B_WINDOW: C.WINDOW}[kind]
-            self.reserve[ro + t * 10 + 2 * m + gd] -= 1
+            self.reserve[ro + t * KT + GV * m + gd] -= 1
             i = self.tower_index(p, m, slot)
             if kind == B_TURRET:
                 tw[i + C.T_TURRET] = 1 + gd
@@ -1076,8 +1053,8 @@ class AsaraState(State):
                 tw[i + C.T_TRUNK_P + gd] += 1
             else:
                 tw[i + C.T_WIN_P + gd] += 1
-                self.b_newwin[(m * g.slots + slot) * 2 + gd] += 1
-        self.pp[p] += 1
+                self.new_windows[(m * g.slots + slot) * 2 + gd] += 1
+        self.prestige[p] += 1
         self.b_built += 1
         self.b_left -= 1
         if self.b_left == 0:
@@ -1112,12 +1089,12 @@ class AsaraState(State):
         for p in range(n):
             pts = self.year_end_points(p)
             self.year_pts[(self.year - 1) * n + p] = pts
-            self.pp[p] += pts
+            self.prestige[p] += pts
         if self.year == C.NUM_YEARS:
             fin = self.final_awards()
             for p in range(n):
                 self.final_pts[p] = fin[p]
-                self.pp[p] += fin[p]
+                self.prestige[p] += fin[p]
             self.phase = PH_DONE
             self.current_player = -1
             return
@@ -1188,14 +1165,14 @@ class AsaraState(State):
         return self.phase == PH_DONE
 
     def scores(self) -> list[float]:
-        return [float(x) for x in self.pp]
+        return [float(x) for x in self.prestige]
 
     # ------------------------------------------------------------------ information
     def unseen_cards(self, p: int) -> list[int]:
         """Per suit, cards p has not seen: in other hands, others' face-down cards or the deck."""
         cps = self.game.cards_per_suit
         lu, h, ld = self.laid_up, self.hand, self.laid_down
-        return [cps - h[p * 5 + s] - sum(lu[s::5]) - ld[p * 5 + s] for s in range(5)]
+        return [cps - h[p * NS + s] - sum(lu[s::NS]) - ld[p * NS + s] for s in range(NS)]
 
     def determinize(self, player: int, rng: Any = None) -> AsaraState:
         """A full state consistent with what ``player`` knows (rules file 14.2).
@@ -1220,10 +1197,10 @@ class AsaraState(State):
         pending = cur != player and s.phase in (PH_CARDS, PH_SPACE, PH_BUILD)
         pool = list(s.deck)
         for q in others:
-            for x in range(5):
-                pool.extend([x] * (s.hand[q * 5 + x] + s.laid_down[q * 5 + x]))
+            for x in range(NS):
+                pool.extend([x] * (s.hand[q * NS + x] + s.laid_down[q * NS + x]))
         pool.sort()
-        sizes = [(sum(s.hand[q * 5: q * 5 + 5]), sum(s.laid_down[q * 5: q * 5 + 5])) for q in others]
+        sizes = [(sum(s.hand[q * NS: q * NS + NS]), sum(s.laid_down[q * NS: q * NS + NS])) for q in others]
         for pile in s.piles:
             pile.sort()
             r.shuffle(pile)
@@ -1250,17 +1227,17 @@ class AsaraState(State):
             first = lead if attempt >= _DETERMINIZE_TRIES // 2 and lead in pool else -1
             cards = pool[:]
             if keep:
-                for x in range(5):
-                    for _ in range(self.hand[cur * 5 + x]):
+                for x in range(NS):
+                    for _ in range(self.hand[cur * NS + x]):
                         cards.remove(x)
             r.shuffle(cards)
             if first >= 0:
                 cards.remove(first)
             for q, (hn, dn) in zip(others, sizes):
-                h = [0] * 5
-                d = [0] * 5
+                h = [0] * NS
+                d = [0] * NS
                 if q == cur and keep:
-                    h, hn = self.hand[cur * 5: cur * 5 + 5], 0
+                    h, hn = self.hand[cur * NS: cur * NS + NS], 0
                 elif q == cur and first >= 0:
                     h[first] += 1
                     hn -= 1
@@ -1268,8 +1245,8 @@ class AsaraState(State):
                     h[cards.pop()] += 1
                 for _ in range(dn):
                     d[cards.pop()] += 1
-                s.hand[q * 5: q * 5 + 5] = h
-                s.laid_down[q * 5: q * 5 + 5] = d
+                s.hand[q * NS: q * NS + NS] = h
+                s.laid_down[q * NS: q * NS + NS] = d
             s.deck = cards
             if pro:
                 lit = lpool[:]
@@ -1331,134 +1308,40 @@ class AsaraState(State):
         finally:
             self.phase = ph
 
-    # ------------------------------------------------------------------ copies
-    def clone(self) -> AsaraState:
-        s = AsaraState.__new__(AsaraState)
-        d = s.__dict__
-        src = self.__dict__
-        d["game"] = self.game
-        d["rng"] = self.rng.clone()
-        for k in self._INT_FIELDS:
-            d[k] = src[k]
-        for k in self._LIST_FIELDS:
-            d[k] = src[k][:]
-        d["piles"] = [x[:] for x in self.piles]
-        d["hand_n"] = self.hand_n[:]
-        d["_mask"] = self._mask
-        d["_legal"] = self._legal
-        d["changes"] = self.changes.copy()
-        d["_reach"] = self._reach
-        return s
-
-    def _to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {k: getattr(self, k) for k in self._INT_FIELDS}
-        for k in self._LIST_FIELDS:
-            d[k] = list(getattr(self, k))
-        d["piles"] = [list(x) for x in self.piles]
-        d["rng"] = self.rng.s
-        return d
-
-    @classmethod
-    def _from_dict(cls, game: Game, data: dict[str, Any]) -> AsaraState:
-        assert isinstance(game, AsaraGame)
-        if not isinstance(data, dict):
-            raise CorruptStateError("asara: state must be an object")
-        s = cls(game, _empty=True)
-
-        def bad(msg: str) -> None:
-            raise CorruptStateError(f"corrupt saved asara state: {msg}")
-
-        def is_int(v: Any) -> bool:
-            return isinstance(v, int) and not isinstance(v, bool)
-
-        for k in cls._INT_FIELDS:
-            v = data.get(k)
-            if not is_int(v):
-                bad(f"{k} must be an int, got {v!r}")
-            setattr(s, k, v)
-        for k in cls._LIST_FIELDS:
-            v = data.get(k)
-            if not isinstance(v, list) or not all(is_int(x) for x in v):
-                bad(f"{k} must be a list of ints")
-            setattr(s, k, list(v))
-        piles = data.get("piles")
-        if not isinstance(piles, list) or len(piles) != 4 or not all(
-                isinstance(p, list) and all(is_int(x) and 0 <= x < 10 for x in p) for p in piles):
-            bad("piles must be 4 lists of tile kinds 0..9")
-        s.piles = [list(p) for p in piles]
-        rs = data.get("rng")
-        if not is_int(rs) or not 0 <= rs < 2**64:
-            bad("rng must be a 64-bit int")
-        s.rng = Rng(rs)
-        s.hand_n = [0] * game.num_players
-        s._mask = None
-        s._legal = None
-        s.validate()
-        s.refresh()
-        return s
-
+    # -- persistence: clone, _to_dict and _from_dict follow from SCHEMA (bottom of the module) ------
     def validate(self) -> None:
-        """Lengths, ranges and conservation of cards, tiles, lighted windows and points
+        """The invariants the schema's per-field checks cannot express: conservation of cards,
+        tiles and lighted windows, and the consistency of the phase with the turn in progress
         (raises :class:`CorruptStateError` naming the first broken one)."""
 
         def bad(msg: str) -> None:
-            raise CorruptStateError(f"corrupt saved asara state: {msg}")
+            raise CorruptStateError(f"asara: corrupt saved state: {msg}")
 
         g = self.game
         n = g.num_players
-        lengths = {"money": n, "pp": n, "hand": 5 * n, "laid_up": 5 * n, "laid_down": 5 * n, "five_by": n,
-                   "sp_owner": g.total_spaces, "sp_card": g.total_spaces, "lead": C.NUM_AREAS,
-                   "display": C.NUM_KINDS, "reserve": n * C.NUM_KINDS, "towers": n * NF * g.slots * TF,
-                   "lit_res": n * NF, "year_pts": n * C.NUM_YEARS, "final_pts": n, "open_": NF,
-                   "b_newwin": NF * g.slots * 2}
-        for k, ln in lengths.items():
-            if len(getattr(self, k)) != ln:
-                bad(f"{k} has length {len(getattr(self, k))}, expected {ln}")
-        for k in ("money", "hand", "laid_up", "laid_down", "five_by", "display", "reserve", "towers", "lit_res",
-                  "year_pts", "final_pts", "open_", "pp", "b_newwin"):
-            if min(getattr(self, k)) < 0:
-                bad(f"{k} holds a negative value")
-        if not 1 <= self.year <= C.NUM_YEARS:
-            bad(f"year {self.year} outside 1..4")
-        if not 0 <= self.phase <= PH_DONE:
-            bad(f"phase {self.phase}")
-        if self.phase == PH_DONE:
-            if self.current_player != -1:
-                bad("finished game with a current player")
-        elif not 0 <= self.current_player < n:
-            bad(f"current_player {self.current_player}")
-        for k in ("start_player", "caliph"):
-            if not 0 <= getattr(self, k) < n:
-                bad(f"{k} out of range")
-        if any(not -1 <= x < n for x in self.sp_owner):
-            bad("space owner out of range")
-        if any(not -1 <= x <= PAIR_CARD for x in self.sp_card):
-            bad("space card out of range")
-        if any((o < 0) != (c < 0) for o, c in zip(self.sp_owner, self.sp_card)):
+        if (self.phase == PH_DONE) != (self.current_player == -1):
+            bad("current_player is -1 exactly when the game is over")
+        if any((o < 0) != (c < 0) for o, c in zip(self.space_owner, self.sp_card)):
             bad("space owner and card disagree")
-        if any(not -1 <= x < 5 for x in self.lead):
-            bad("lead suit out of range")
-        self.refresh()
         # cards: every suit is complete (hands + deck + face-up + face-down)
-        for x in range(5):
-            total = sum(self.hand[q * 5 + x] + self.laid_up[q * 5 + x] + self.laid_down[q * 5 + x] for q in range(n))
+        for x in range(NS):
+            total = sum(self.hand[q * NS + x] + self.laid_up[q * NS + x] + self.laid_down[q * NS + x] for q in range(n))
             total += self.deck.count(x)
             if total != g.cards_per_suit:
                 bad(f"suit {x} has {total} cards, expected {g.cards_per_suit}")
-        if any(not 0 <= x < 5 for x in self.deck):
-            bad("deck card out of range")
-        placed = sum(1 for c in self.sp_card if 0 <= c < 5) + 2 * sum(1 for c in self.sp_card if c == PAIR_CARD)
+        placed = (sum(1 for c in self.sp_card if 0 <= c < NS)
+                  + C.PAIR_SIZE * sum(1 for c in self.sp_card if c == PAIR_CARD))
         placed += sum(self.five_by)
         if placed != sum(self.laid_up) + sum(self.laid_down):
             bad("cards on the board do not match the cards laid")
         # tiles: piles + displays + reserves + towers
         counts = [0] * C.NUM_KINDS
-        for t in range(4):
+        for t in range(C.NUM_TYPES):
             for x in self.piles[t]:
-                counts[t * 10 + x] += 1
-            for x in range(10):
-                counts[t * 10 + x] += self.display[t * 10 + x]
-                if sum(self.display[t * 10: t * 10 + 10]) > g.display_size[t]:
+                counts[t * KT + x] += 1
+            for x in range(KT):
+                counts[t * KT + x] += self.display[t * KT + x]
+                if sum(self.display[t * KT: t * KT + KT]) > g.display_size[t]:
                     bad(f"display {C.TYPES[t]} overfull")
         for q in range(n):
             for k in range(C.NUM_KINDS):
@@ -1466,18 +1349,20 @@ class AsaraState(State):
         lit_built = [0] * NF
         for q in range(n):
             for m, _slot, rec in self.towers_of(q):
-                if rec[0] > 2 or rec[1] > 2:
+                base, turret = rec[C.T_BASE], rec[C.T_TURRET]
+                if base > C.GOLD_CODE or turret > C.GOLD_CODE:
                     bad("tower base/turret code out of range")
-                counts[C.BASE * 10 + 2 * m + rec[0] - 1] += 1
-                if rec[1]:
-                    counts[C.TURRET * 10 + 2 * m + rec[1] - 1] += 1
+                plain = GV * m
+                counts[C.BASE * KT + plain + base - C.PLAIN_CODE] += 1
+                if turret:
+                    counts[C.TURRET * KT + plain + turret - C.PLAIN_CODE] += 1
                 elif self.phase != PH_BUILD or q != self.current_player:
                     bad("a tower without turret outside its build action")
-                counts[C.TRUNK * 10 + 2 * m] += rec[2]
-                counts[C.TRUNK * 10 + 2 * m + 1] += rec[3]
-                counts[C.WINDOW * 10 + 2 * m] += rec[4] + rec[6]
-                counts[C.WINDOW * 10 + 2 * m + 1] += rec[5] + rec[7]
-                lit_built[m] += rec[6] + rec[7]
+                counts[C.TRUNK * KT + plain] += rec[C.T_TRUNK_P]
+                counts[C.TRUNK * KT + plain + 1] += rec[C.T_TRUNK_G]
+                counts[C.WINDOW * KT + plain] += rec[C.T_WIN_P] + rec[C.T_LIT_P]
+                counts[C.WINDOW * KT + plain + 1] += rec[C.T_WIN_G] + rec[C.T_LIT_G]
+                lit_built[m] += self.tower_lit(rec)
             for m in range(NF):
                 for slot in range(g.slots):
                     i = self.tower_index(q, m, slot)
@@ -1487,35 +1372,33 @@ class AsaraState(State):
             bad("tower sections are not conserved")
         lit = [0] * NF
         for m in self.lit_stack + self.lit_drawn:
-            if not 0 <= m < NF:
-                bad("lighted window material out of range")
             lit[m] += 1
         for m in range(NF):
             lit[m] += lit_built[m] + sum(self.lit_res[q * NF + m] for q in range(n))
             if lit[m] != g.lit_per_material:
                 bad(f"lighted windows of {C.MATERIALS[m]} not conserved")
-        if len(self.lit_seen) != len(self.lit_stack) or any(not 0 <= b < (1 << n) for b in self.lit_seen):
+        if len(self.lit_seen) != len(self.lit_stack):
             bad("lit_seen does not match the stack")
-        if self.phase in (PH_CARDS, PH_SPACE) and not 0 <= self.p_area < NUM_AREA_ACTIONS:
+        if self.phase in (PH_CARDS, PH_SPACE) and self.p_area < 0:
             bad("pending area missing")
-        if self.phase == PH_SPACE and not 0 <= self.p_cards < 20:
+        if self.phase == PH_SPACE and self.p_cards < 0:
             bad("pending cards missing")
-        if self.phase in (PH_MARKET,) and not 0 <= self.p_area < 4:
+        if self.phase == PH_MARKET and not 0 <= self.p_area < len(C.MARKET_AREAS):
             bad("market phase without a market")
-        if self.phase in (PH_SPY_PILE, PH_SPY_TAKE, PH_BUILD) and not 0 <= self.p_space < g.total_spaces:
+        if self.phase in (PH_SPY_PILE, PH_SPY_TAKE, PH_BUILD) and self.p_space < 0:
             bad("pending space missing")
-        if self.phase == PH_SPY_TAKE and not 0 <= self.p_pile < 4:
+        if self.phase == PH_SPY_TAKE and self.p_pile < 0:
             bad("pending pile missing")
-        if self.phase == PH_BUILD and not (1 <= self.b_left <= C.NUM_PLOTS and sum(self.open_) <= self.b_left):
+        if self.phase == PH_BUILD and not (self.b_left >= 1 and sum(self.open_) <= self.b_left):
             bad("build progress out of range")
         if self.phase == PH_LIT_KEEP and not 1 <= self.lit_keep_left <= len(self.lit_drawn):
             if self.lit_keep_left != 0 or g.options["lit_discard_order"] != "choose" or not self.lit_drawn:
                 bad("lighted-window choice out of range")
-        if not 0 <= self.lit_placed <= len(self.lit_stack):
+        if self.lit_placed > len(self.lit_stack):
             bad("lit_placed out of range")
         if self.phase != PH_LIT_KEEP and self.lit_drawn:
             bad("drawn lighted windows outside their choice")
-        if self.phase == PH_AREA and sum(self.hand[self.current_player * 5: self.current_player * 5 + 5]) == 0:
+        if self.phase == PH_AREA and sum(self.hand[self.current_player * NS: self.current_player * NS + NS]) == 0:
             bad("the player to move holds no cards")
         try:
             s2 = self.clone()
@@ -1535,4 +1418,79 @@ class AsaraState(State):
         return self.game.renderer().render_text(self, viewer)
 
 
+def _max_keep(g: AsaraGame) -> int:
+    return max(keep for _fee, _shown, keep in C.LIT_OFFERS)
+
+
+def _last_player(g: AsaraGame) -> int:
+    """The last player's index (a bound that depends on the player count)."""
+    return g.num_players - 1
+
+#: every field of a position, declared once: clone, JSON save/load and the per-field checks follow
+SCHEMA = StateSchema("asara", [
+    RngField(doc="the chance stream (shuffles of decks, piles and discarded lighted windows)"),
+    Int("current_player", -1, _last_player, doc="who decides; -1 once the game is over"),
+    Int("phase", 0, PH_DONE, doc="the decision of the turn (Phase); DONE at the end"),
+    Int("year", 1, C.NUM_YEARS, doc="1..4"),
+    Int("start_player", 0, _last_player, doc="who started this year"),
+    Int("caliph", 0, _last_player, doc="holder of the Caliph's patronage"),
+    Int("turn_no", 0, None, doc="turns taken this year"),
+    Int("p_area", -1, NUM_AREA_ACTIONS - 1, doc="area-select action of the turn in progress, or -1"),
+    Int("pending_sections", 0, C.NUM_PLOTS, aliases=("p_k",),
+        doc="sections the chosen build area asks for (its k; 0 for other areas)"),
+    Int("p_cards", -1, NUM_CARD_ACTIONS - 1, doc="card choice of the turn in progress (0-4 one card, 5+ a pair)"),
+    Int("p_space", -1, lambda g: g.total_spaces - 1, doc="global index of the card space used, or -1"),
+    Int("p_pile", -1, C.NUM_TYPES - 1, doc="the pile searched in the house of spies, or -1"),
+    Int("p_fee", 0, None, doc="the spies fee paid this turn"),
+    Int("b_left", 0, C.NUM_PLOTS, doc="build steps left in this build action"),
+    Int("b_built", 0, C.NUM_PLOTS, doc="sections built in this build action"),
+    Int("lit_keep_left", 0, _max_keep, doc="drawn lighted windows still to keep"),
+    Int("lit_placed", 0, lambda g: NF * g.lit_per_material,
+        doc="unkept windows already put under the stack (lit_discard_order='choose')"),
+    IntList("money", lambda g: g.num_players, 0, None, doc="Asari per player"),
+    IntList("prestige", lambda g: g.num_players, 0, None, aliases=("pp",),
+            doc="prestige points (PP) per player: the score"),
+    IntList("hand", lambda g: g.num_players * C.NUM_SUITS, 0, lambda g: g.cards_per_suit,
+            doc="hand[p*5 + suit]: buyer cards in hand"),
+    IntList("laid_up", lambda g: g.num_players * C.NUM_SUITS, 0, lambda g: g.cards_per_suit,
+            doc="laid_up[p*5 + suit]: cards laid face up this year"),
+    IntList("laid_down", lambda g: g.num_players * C.NUM_SUITS, 0, lambda g: g.cards_per_suit,
+            doc="laid_down[p*5 + suit]: cards laid face down this year (pairs, 5-Asari building)"),
+    IntList("five_by", lambda g: g.num_players, 0, lambda g: g.total_cards,
+            doc="cards each player laid on the 5-Asari building this year"),
+    IntList("space_owner", lambda g: g.total_spaces, -1, _last_player, aliases=("sp_owner",),
+            doc="the player whose buyer occupies each card space, or -1"),
+    IntList("sp_card", lambda g: g.total_spaces, -1, PAIR_CARD,
+            doc="the suit laid on each card space, PAIR_CARD for a face-down pair, or -1"),
+    IntList("lead", C.NUM_AREAS, -1, C.NUM_SUITS - 1, doc="lead suit of each area this year, or -1"),
+    IntList("display", C.NUM_KINDS, 0, lambda g: max(g.display_size),
+            doc="display[type*10 + material*2 + gold]: face-up tiles of the markets"),
+    IntList("reserve", lambda g: g.num_players * C.NUM_KINDS, 0, lambda g: max(g.kind_total),
+            doc="reserve[p*40 + kind]: unbuilt sections behind each screen"),
+    IntList("towers", lambda g: g.num_players * NF * g.slots * TF, 0, None,
+            doc="one record of TOWER_FIELDS ints per (player, material, slot); see tower_index"),
+    IntList("deck", None, 0, C.NUM_SUITS - 1, doc="the undealt buyer cards (drawn from the end)"),
+    IntList("lit_stack", None, 0, NF - 1, doc="lighted windows by material (drawn from the end)"),
+    IntList("lit_seen", None, 0, lambda g: (1 << g.num_players) - 1,
+            doc="per stack entry, a bit per player who knows its material"),
+    IntList("lit_res", lambda g: g.num_players * NF, 0, lambda g: g.lit_per_material,
+            doc="lit_res[p*5 + material]: kept lighted windows not yet built"),
+    IntList("lit_drawn", None, 0, NF - 1, max_length=max(shown for _f, shown, _k in C.LIT_OFFERS),
+            doc="lighted windows drawn and being chosen from"),
+    IntList("year_pts", lambda g: g.num_players * C.NUM_YEARS, 0, None,
+            doc="year_pts[(year-1)*n + p]: points of each year-end evaluation"),
+    IntList("final_pts", lambda g: g.num_players, 0, None, doc="points of the final evaluation"),
+    IntList("open_", NF, 0, lambda g: g.slots, doc="towers opened in this build action (turret owed), per material"),
+    IntList("new_windows", lambda g: NF * g.slots * 2, 0, lambda g: g.sections[C.WINDOW], aliases=("b_newwin",),
+            doc="windows placed in this build action per (material, slot, gold)"),
+    Nested("piles", (C.NUM_TYPES, None), 0, C.KINDS_PER_TYPE - 1,
+           doc="the face-down pile of each market, tile kinds material*2+gold (drawn from the end)"),
+    Cache("hand_n", copy=list.copy, doc="cards in each hand"),
+    Cache("_mask", doc="the read-only legal mask"),
+    Cache("_legal", doc="the legal action ids (a list, never mutated)"),
+    Cache("changes", copy=Changes.copy, doc="what changed, for the observer's caches"),
+    Cache("_reach", doc="build_reach per player (a dict, replaced, never mutated)"),
+])
+AsaraState.schema = SCHEMA
+AsaraState.clone = SCHEMA.bind(AsaraState)  # type: ignore[method-assign]
 AsaraGame.state_class = AsaraState

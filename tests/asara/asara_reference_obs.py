@@ -32,19 +32,19 @@ def encode_reference(s: AsaraState, p: int) -> np.ndarray:
     if s.p_area >= 0:
         v[o + s.p_area] = 1.0
     v[o + 17 + s.b_left] = 1.0
-    if s.phase == 6:  # build: the plot in use
+    if s.phase == C.Phase.BUILD:  # build: the plot in use
         v[o + 25 + s.p_space - g.area_start[C.CIRCLE]] = 1.0
     for m in range(5):
         v[o + 32 + m] = s.open_[m]
     v[o + 37] = 1.0 if s.p_fee else 0.0
     if s.p_pile >= 0:
         v[o + 38 + s.p_pile] = 1.0
-    if s.p_cards >= 0 and s.phase == 2 and s.current_player == p:  # a pair's suits are private
+    if s.p_cards >= 0 and s.phase == C.Phase.SPACE and s.current_player == p:  # a pair's suits are private
         v[o + 42 + s.p_cards] = 1.0
     v[o + 62] = s.lit_keep_left
     # areas and spaces
     o = lay["areas"].start
-    own = s.sp_owner
+    own = s.space_owner
     card = s.sp_card
     st = g.area_start
     nsp = g.area_spaces
@@ -84,7 +84,7 @@ def encode_reference(s: AsaraState, p: int) -> np.ndarray:
         if mine or not hide:
             counts.append((sb, s.money[q], 100))
             v[b: b + ts] = s.reserve[q * C.NUM_KINDS: (q + 1) * C.NUM_KINDS]
-        counts += [(sb + 1, s.pp[q], 150), (sb + 2, s.hand_n[q], 12)]
+        counts += [(sb + 1, s.prestige[q], 150), (sb + 2, s.hand_n[q], 12)]
         count = 0
         best = 0
         tb = b + ts

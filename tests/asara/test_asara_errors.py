@@ -71,7 +71,7 @@ def _doc(s):
     lambda d: d["state"]["towers"].pop(),
     lambda d: d["state"].__delitem__("deck"),
     lambda d: d["state"].__setitem__("rng", "x"),
-    lambda d: d["state"]["sp_owner"].__setitem__(0, 0),  # a card-less occupied space
+    lambda d: d["state"]["space_owner"].__setitem__(0, 0),  # a card-less occupied space
     lambda d: d["state"].__setitem__("lit_stack", [0, 1]),
     lambda d: d.__setitem__("game", "kerala"),
     lambda d: d["config"].__setitem__("num_players", 7),

@@ -127,9 +127,9 @@ def test_random_games_invariants(n, version):
             assert steps < 3000, "game does not terminate"
         assert conservation_errors(s) == []
         for p in range(n):
-            assert s.pp[p] == built_sections(s, p) + sum(s.year_pts[y * n + p] for y in range(4)) + s.final_pts[p]
+            assert s.prestige[p] == built_sections(s, p) + sum(s.year_pts[y * n + p] for y in range(4)) + s.final_pts[p]
         assert s.final_pts == independent_final(s)
-        assert s.scores() == [float(x) for x in s.pp]
+        assert s.scores() == [float(x) for x in s.prestige]
 
 
 @pytest.mark.parametrize("n,version", CONFIGS)

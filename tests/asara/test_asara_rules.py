@@ -168,15 +168,15 @@ def test_plot_k_then_next_higher_plot_costs_more_but_builds_k():
     assert s.money[0] == 28 and s.phase == PH_BUILD
     act(s, "base Br (new tower)")
     act(s, "turret Br on tower Br1")
-    assert s.pp[0] == 2 and s.current_player == 1
+    assert s.prestige[0] == 2 and s.current_player == 1
     act(s, "build 2")
     act(s, "lay S0")
     assert s.money[1] == 27  # plot 2 taken: plot 3 is used and paid
     act(s, "base Br (new tower)")
     act(s, "turret Br on tower Br1")
-    assert s.pp[1] == 2
+    assert s.prestige[1] == 2
     st = s.game.area_start[C.CIRCLE]
-    assert s.sp_owner[st + 1] == 0 and s.sp_owner[st + 2] == 1
+    assert s.space_owner[st + 1] == 0 and s.space_owner[st + 2] == 1
 
 
 def test_build_masked_without_vacant_plot_or_money():
@@ -185,12 +185,12 @@ def test_build_masked_without_vacant_plot_or_money():
     give(s, 0, TURRET, BR)
     st = s.game.area_start[C.CIRCLE]
     for i in range(1, 7):
-        s.sp_owner[st + i] = 1
+        s.space_owner[st + i] = 1
         s.sp_card[st + i] = 0
     s.lead[C.CIRCLE] = 0
     s.refresh()
     assert "build 2" not in names(s)
-    s.sp_owner[st + 6] = -1
+    s.space_owner[st + 6] = -1
     s.refresh()
     assert "build 2" in names(s)  # moves up to plot 7
     s.money[0] = 6
@@ -225,7 +225,7 @@ def test_rulebook_build_example_white_tower_and_black_window():
     act(s, "window Bk on tower Bk1")
     assert names(s) == {"turret Wh on tower Wh1"}
     act(s, "turret Wh on tower Wh1")
-    assert s.pp[0] == 3 and s.phase == PH_AREA and s.current_player == 1
+    assert s.prestige[0] == 3 and s.phase == PH_AREA and s.current_player == 1
     heights = sorted(s.tower_height(rec) for _m, _s, rec in s.towers_of(0))
     assert heights == [2, 3]
     assert s.reserve[TRUNK * 10 + 2 * RD] == 1
@@ -262,7 +262,7 @@ def test_middles_inserted_into_complete_towers_and_chosen_tower_of_same_material
     assert names(s) == {"trunk Rd gold on tower Rd1", "trunk Rd gold on tower Rd2"}
     act(s, "trunk Rd gold on tower Rd1")
     hs = [s.tower_height(rec) for _m, _s, rec in s.towers_of(0)]
-    assert hs == [3, 4] and s.pp[0] == 1 and s.money[0] == 29
+    assert hs == [3, 4] and s.prestige[0] == 1 and s.money[0] == 29
 
 
 def test_open_tower_must_get_its_turret_within_the_action():
@@ -275,7 +275,7 @@ def test_open_tower_must_get_its_turret_within_the_action():
     act(s, "trunk Rd on tower Rd1")
     assert names(s) == {"turret Rd on tower Rd1"}  # the last step must close the tower
     act(s, "turret Rd on tower Rd1")
-    assert s.reserve[WINDOW * 10 + 2 * RD] == 1 and s.pp[0] == 3
+    assert s.reserve[WINDOW * 10 + 2 * RD] == 1 and s.prestige[0] == 3
 
 
 def test_build_up_to_k_option_allows_stop():
@@ -289,7 +289,7 @@ def test_build_up_to_k_option_allows_stop():
     assert "stop building" not in names(s)  # the open tower needs its turret first
     act(s, "turret Rd on tower Rd1")
     act(s, "stop building")
-    assert s.pp[0] == 2 and s.money[0] == 27 and s.current_player == 1
+    assert s.prestige[0] == 2 and s.money[0] == 27 and s.current_player == 1
 
 
 # -- 5.5 House of Spies --------------------------------------------------------------------------
@@ -347,11 +347,11 @@ def test_caliph_moves_at_once_turn_order_changes_next_year():
     act(s, "go Five")
     act(s, "lay S0")
     # year over: +1 PP for the Caliph; the new year starts with him
-    assert s.year == 2 and s.pp == [0, 1, 0]
+    assert s.year == 2 and s.prestige == [0, 1, 0]
     assert s.current_player == 1 and s.start_player == 1
     assert s.money == [25, 20, 25]  # +5 from the building, +20 income each
     assert s.hand_n == [8, 8, 8] and len(s.deck) == 45 - 24
-    assert all(x == -1 for x in s.sp_owner) and all(x == -1 for x in s.lead)
+    assert all(x == -1 for x in s.space_owner) and all(x == -1 for x in s.lead)
     for t in range(4):
         assert sum(s.display[t * 10: t * 10 + 10]) == 6
 
@@ -376,7 +376,7 @@ def test_year_end_rulebook_example_two_towers_two_gold_caliph_is_5():
     act(s, "lay S0")
     act(s, "go Five")
     act(s, "lay S0")
-    assert s.pp == [5, 0] and s.year_pts[0] == 5 and s.year == 2
+    assert s.prestige == [5, 0] and s.year_pts[0] == 5 and s.year == 2
     assert s.reserve[BASE * 10 + 2 * BK + 1] == 1  # unbuilt sections are kept
 
 
@@ -460,7 +460,7 @@ def test_game_ends_after_year_4_with_final_evaluation():
     act(s, "lay S0")
     assert s.is_terminal() and s.current_player == -1
     assert s.final_pts == [12 + 8 + 12, 0]
-    assert s.pp == [1 + 32, 1]  # year end (1 tower / Caliph) + final; 5 Asari give no point
+    assert s.prestige == [1 + 32, 1]  # year end (1 tower / Caliph) + final; 5 Asari give no point
     assert s.winners() == [0]
     assert list(s.returns("win")) == [1.0, -1.0]
 
@@ -568,7 +568,7 @@ def test_lit_window_covers_plain_window_first_adds_no_height_scores_at_year_end(
     act(s, "lit window Bk on tower Bk1")
     rec = s.towers_of(0)[0][2]
     assert s.tower_height(rec) == 4 and s.tower_lit(rec) == 1 and s.tower_gold(rec) == 1
-    assert s.pp[0] == 1 and s.year_end_points(0) == 1 + 1 + 1
+    assert s.prestige[0] == 1 and s.year_end_points(0) == 1 + 1 + 1
     act(s, "go Five")
     act(s, "lay S0")
     act(s, "build 1")
