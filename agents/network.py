@@ -9,10 +9,11 @@ A *network checkpoint* is a zip with two members, read without executing code fr
   (``np.load(..., allow_pickle=False)``).
 
 The architecture is :class:`meeplezoo.training.networks.BlockNet` (built from the game's named
-observation blocks): blocks with two trailing dims >= 5 go through 3x3 convolutions and global average
-pooling, the others through one MLP layer, then a shared trunk, a policy head over every action id and a
-tanh value head with one value per seat, egocentric (entry 0 is the observing player's).
-:func:`forward` computes exactly what the torch module computes (a test checks it), channels-last.
+observation blocks): blocks declared ``spatial`` (boards: their last two dims are a grid of cells) go
+through 3x3 convolutions and global average pooling, the others through one MLP layer, then a shared
+trunk, a policy head over every action id and a tanh value head with one value per seat, egocentric
+(entry 0 is the observing player's). :func:`forward` computes exactly what the torch module computes (a
+test checks it), channels-last.
 
 Agents built on it:
 
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -53,16 +55,6 @@ _METADATA_KEYS: dict[str, type] = {
 }
 #: the widths of a BlockNet (``BlockNetConfig`` fields)
 CONFIG_KEYS = ("channels", "conv_layers", "flat_hidden", "trunk_hidden")
-#: a block is spatial (convolved) when its last two dims are both at least this
-MIN_SPATIAL = 5
-SPATIAL_DIMS = 2
-
-
-def is_spatial(shape: tuple[int, ...]) -> bool:
-    """Whether a block is encoded by convolutions (two trailing dims of size >= 5)."""
-    return len(shape) >= SPATIAL_DIMS and shape[-1] >= MIN_SPATIAL and shape[-2] >= MIN_SPATIAL
-
-
 def _game_class(name: str) -> type:
     from meeplezoo.registry import game_class
 
@@ -151,7 +143,8 @@ class PolicyValueNet:
         self.config = {k: int(config[k]) for k in CONFIG_KEYS}
         self.metadata = dict(metadata or network_metadata(game, self.config))
         self.structure = game.observation_spec.structure()
-        self.spatial = [n for n, (shape, *_r) in self.structure.items() if is_spatial(shape)]
+        boards = game.observation_spec.spatial_names()
+        self.spatial = [n for n in self.structure if n in boards]
         self.flat = [n for n in self.structure if n not in self.spatial]
         p = {k: np.asarray(v, dtype=np.float32) for k, v in arrays.items()}
         expected = self.parameter_shapes(game, self.config, heads=heads)
@@ -180,8 +173,9 @@ class PolicyValueNet:
         out: dict[str, tuple[int, ...]] = {}
         flat_size = 0
         n_spatial = 0
+        boards = game.observation_spec.spatial_names()
         for name, (shape, _lo, _hi, sl) in game.observation_spec.structure().items():
-            if is_spatial(shape):
+            if name in boards:
                 cin = int(np.prod(shape[:-2], dtype=np.int64))
                 for i in range(layers):
                     out[f"convs.{name}.{2 * i}.weight"] = (ch, cin, 3, 3)
@@ -357,19 +351,27 @@ class NetworkAgent(Agent):
         self.sample = sample
         self.temperature = float(temperature)
         self.rng = np.random.default_rng(seed)
+        # running totals since construction (benchmarks read them)
+        self.total_decisions = 0
+        self.total_seconds = 0.0
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
             self.rng = np.random.default_rng(seed)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, *, state: Any = None) -> int:
+        t0 = time.perf_counter()
         mask = np.asarray(action_mask, dtype=bool)
         logits, _ = self.net.forward(observation)
         logits = logits[0]
         if not self.sample:
-            return int(np.flatnonzero(mask)[np.argmax(logits[mask])])
-        pr = masked_softmax(logits / self.temperature, mask)
-        return int(self.rng.choice(len(pr), p=pr))
+            a = int(np.flatnonzero(mask)[np.argmax(logits[mask])])
+        else:
+            pr = masked_softmax(logits / self.temperature, mask)
+            a = int(self.rng.choice(len(pr), p=pr))
+        self.total_decisions += 1
+        self.total_seconds += time.perf_counter() - t0
+        return a
 
     def __repr__(self) -> str:
         return f"<NetworkAgent {self.game.name} {'sampled' if self.sample else 'greedy'}>"

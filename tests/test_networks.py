@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 
 import meeplezoo
+from meeplezoo.envs.core.observation import ObservationSpec
 
 torch = pytest.importorskip("torch")
 
-from meeplezoo.training.networks import BlockNet, is_spatial  # noqa: E402
+from meeplezoo.training.networks import BlockNet  # noqa: E402
 
 CONFIGS = [("kerala", 2), ("kerala", 5), ("haus_der_sonne", 2), ("hawaii", 2), ("hawaii", 5), ("asara", 2),
            ("asara", 4), ("template", 3)]
@@ -36,6 +37,10 @@ def test_boards_get_convolutions_and_the_rest_an_mlp():
     game = meeplezoo.make_game("kerala", 2)
     net = BlockNet(game.observation_spec, game.num_actions, 2)
     assert net.spatial, "Kerala's platform planes are spatial"
-    assert all(is_spatial(net.structure[n][0]) for n in net.spatial)
-    assert not any(is_spatial(net.structure[n][0]) for n in net.flat)
-    assert is_spatial((2, 22, 21, 21)) and not is_spatial((5,)) and not is_spatial((4, 3))
+    assert set(net.spatial) == {"platforms", "pending_cell"}  # the boards; the offer table is not one
+    assert "offer" in net.flat and "players" in net.flat
+    for name in ("haus_der_sonne", "hawaii", "asara"):  # no board grids: tables and counts only
+        g = meeplezoo.make_game(name, 2)
+        assert not BlockNet(g.observation_spec, g.num_actions, 2).spatial, name
+    with pytest.raises(ValueError, match="a spatial block needs at least two dims"):
+        ObservationSpec().add("row", 5, spatial=True)

@@ -1,8 +1,9 @@
 """Block networks: one encoder per named observation block (see envs/core/observation.py).
 
-Rule: a block whose shape has at least two trailing dims, the last two both >= 5, is spatial:
-its leading dims are folded into channels and it gets a small conv stack and global average
-pooling. Every other block is flattened and all are concatenated into one MLP input.
+Rule: a block the game declares ``spatial`` (a board: its last two dims are a grid of cells, such
+as Kerala's platform planes) has its leading dims folded into channels and gets a small conv stack
+and global average pooling. Every other block (tables, counts, flags) is flattened and all are
+concatenated into one MLP input.
 Heads: policy logits over the flat action space (mask outside with -inf on illegal actions);
 value head: one value per seat, egocentric (index 0 = the observing player), tanh-squashed.
 """
@@ -15,7 +16,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from meeplezoo.agents.network import CONFIG_KEYS, is_spatial
+from meeplezoo.agents.network import CONFIG_KEYS
 
 if TYPE_CHECKING:  # pragma: no cover
     from meeplezoo.envs.core.observation import ObservationSpec
@@ -44,8 +45,9 @@ class BlockNet(nn.Module):
         self.spatial: list[str] = []
         self.flat: list[str] = []
         convs = {}
+        boards = spec.spatial_names()
         for name, (shape, _lo, _hi, _sl) in self.structure.items():
-            if is_spatial(shape):
+            if name in boards:
                 cin = 1
                 for d in shape[:-2]:
                     cin *= d

@@ -39,6 +39,8 @@ class Block:
     low: float
     high: float
     doc: str = ""
+    #: a board: the last two dims are a grid of cells (networks convolve over them)
+    spatial: bool = False
 
     @property
     def size(self) -> int:
@@ -64,11 +66,14 @@ class ObservationSpec:
         self.size = 0
 
     def add(self, name: str, shape: int | tuple[int, ...], doc: str = "", low: float = 0.0,
-            high: float = 1.0) -> slice:
+            high: float = 1.0, *, spatial: bool = False) -> slice:
+        """Append block ``name``; ``spatial``: its last two dims are a board's grid of cells."""
         if name in self.blocks or name in self.stacks:
             raise ValueError(f"duplicate observation block {name!r}")
         shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(x) for x in shape)
-        block = Block(name, shape, self.size, float(low), float(high), doc)
+        if spatial and len(shape) < 2:  # noqa: PLR2004 - a grid has two dims
+            raise ValueError(f"block {name!r}: a spatial block needs at least two dims, got shape {shape}")
+        block = Block(name, shape, self.size, float(low), float(high), doc, bool(spatial))
         self.blocks[name] = block
         self.size = block.stop
         return block.slice
@@ -122,6 +127,11 @@ class ObservationSpec:
                 out[name] = ((len(bs), *b.shape), min(x.low for x in bs), max(x.high for x in bs),
                              slice(bs[0].start, bs[-1].stop))
         return out
+
+    def spatial_names(self) -> set[str]:
+        """The arrays of the structured view that are boards (declared ``spatial``; a stack of boards is one)."""
+        stacked = {m: name for name, (members, _doc) in self.stacks.items() for m in members}
+        return {stacked.get(b.name, b.name) for b in self.blocks.values() if b.spatial}
 
     def views(self, flat: np.ndarray) -> dict[str, np.ndarray]:
         """The structured view of ``flat``: arrays of their natural shapes that share its memory."""
