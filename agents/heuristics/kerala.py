@@ -94,7 +94,7 @@ class KeralaHeuristic(Agent):
 
     def _pick(self, state: KeralaState, legal: np.ndarray) -> int:
         p = state.current_player
-        stacks = state.stacks[p]
+        stacks = state.platforms[p]
         standing = state.standing(p)
         els = state.elephants[p]
         best, best_a = -1e9, int(legal[0])
@@ -143,7 +143,7 @@ class KeralaHeuristic(Agent):
         if state.phase != C.PHASE_PICK:
             return None
         p = state.current_player
-        stacks = state.stacks[p]
+        stacks = state.platforms[p]
         standing = state.standing(p)
         els = state.elephants[p]
         cache: dict[tuple[int, int, int, int], float] = {}
@@ -163,7 +163,7 @@ class KeralaHeuristic(Agent):
     def _move_elephant(self, state: KeralaState, legal: np.ndarray) -> int:
         g = state.game
         p = state.current_player
-        stacks = state.stacks[p]
+        stacks = state.platforms[p]
         els = state.elephants[p]
         codec = g.codec
         best = self._freedom(state, stacks, tuple(els))
@@ -181,13 +181,13 @@ class KeralaHeuristic(Agent):
     def _move_tile(self, state: KeralaState, legal: np.ndarray) -> int:
         g = state.game
         p = state.current_player
-        stacks = state.stacks[p]
+        stacks = state.platforms[p]
         standing = state.standing(p)
         codec = g.codec
         pairs = state.move_tile_pairs()
         base = self._value(state, p, stacks, standing)
         best, best_pair = base + 0.5, None  # move only for a real gain
-        sources = [state.pending] if state.phase == C.PHASE_MOVE_TILE_DST else list(pairs)
+        sources = [state.move_tile_cell] if state.phase == C.PHASE_MOVE_TILE_DST else list(pairs)
         for s in sources:
             for q in pairs[s]:
                 trial = dict(stacks)
@@ -203,17 +203,17 @@ class KeralaHeuristic(Agent):
                 return int(codec.skip)
             return int(codec.move_tile_src(g.pad_to_cell[best_pair[0]]))
         if best_pair is None:  # committed to this source: the least harmful destination
-            q = max(pairs[state.pending], key=lambda q: self._value(
-                state, p, {**{k: v for k, v in stacks.items() if k != state.pending}, q: stacks[state.pending]},
-                standing))
+            src = state.move_tile_cell
+            q = max(pairs[src], key=lambda q: self._value(
+                state, p, {**{k: v for k, v in stacks.items() if k != src}, q: stacks[src]}, standing))
             return int(codec.move_tile_dst(g.pad_to_cell[q]))
         return int(codec.move_tile_dst(g.pad_to_cell[best_pair[1]]))
 
     def _rotate(self, state: KeralaState, legal: np.ndarray) -> int:
         g = state.game
         p = state.current_player
-        stacks = state.stacks[p]
-        q = state.pending
+        stacks = state.platforms[p]
+        q = state.move_tile_cell
         best_o = max(range(4), key=lambda o: self._value(state, p, _turned(stacks, q, o, g), state.standing(p)))
         return int(g.codec.move_tile_rot(best_o))
 

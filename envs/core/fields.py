@@ -81,6 +81,11 @@ class Field:
     def dump(self, value: Any) -> Any:
         return value
 
+    def dump_for(self, value: Any, game: Game) -> Any:
+        """``value`` as JSON in ``game``'s configuration (default :meth:`dump`); override it for data
+        whose saved form depends on the configuration, e.g. grid cells saved as board positions."""
+        return self.dump(value)
+
     def describe(self, game: Game | None = None) -> str:
         return type(self).__name__.lower()
 
@@ -328,7 +333,8 @@ class StateSchema:
     # -- JSON ------------------------------------------------------------------------
     def dump(self, state: Any) -> dict[str, Any]:
         """Every saved field as JSON-compatible data."""
-        return {f.name: f.dump(getattr(state, f.name)) for f in self.saved}
+        game = state.game
+        return {f.name: f.dump_for(getattr(state, f.name), game) for f in self.saved}
 
     def load_into(self, state: Any, data: Any, error: Callable[[str], Exception]) -> None:
         """Set every saved field of ``state`` from ``data`` (checked), caches to their reset value."""

@@ -159,7 +159,7 @@ class KeralaObserver(Observer):
         self.n = n
         self.derived = bool(game.options["derived_features"])
         self.planes = num_planes(game)
-        self.pending = lay["pending_cell"].start
+        self.move_tile_plane = lay["pending_cell"].start
         self.globals = lay["globals"].start
         self.legal_base = PLANE_LEGAL * game.num_cells
         self.p2c = np.asarray(game.pad_to_cell, dtype=np.intp)
@@ -241,7 +241,7 @@ class KeralaObserver(Observer):
             enc = self._build_planes(state, player, score)
         els = state.elephants[player]
         self._base[player] = (ptok, enc, score, els)  # elephant lists are replaced, never edited, on a move
-        stacks = state.stacks[player]
+        stacks = state.platforms[player]
         feats = np.asarray(self.player_features(state, player, len(stacks), sum(map(len, stacks.values())), score),
                            dtype=np.float32)
         flat = enc.reshape(-1)
@@ -251,7 +251,7 @@ class KeralaObserver(Observer):
     def _build_planes(self, state: KeralaState, player: int, score: PlatformScore | None) -> np.ndarray:
         """The planes of a platform from scratch (``score``: the §9 choice, with derived features)."""
         g = state.game
-        stacks = state.stacks[player]
+        stacks = state.platforms[player]
         enc = np.zeros((self.planes, g.num_cells), dtype=np.float32)
         keys = list(stacks)
         cells = self.p2c[keys]
@@ -284,7 +284,7 @@ class KeralaObserver(Observer):
         _tok, old_enc, old_sc, old_els = base
         enc = old_enc.copy()
         p2c = g.pad_to_cell
-        stacks = state.stacks[player]
+        stacks = state.platforms[player]
         own = g.player_colours[player]
         code_colour = g.code_colour
         cell_idx, cell_idx_top, code_vals = self.cell_idx, self.cell_idx_top, self.code_vals
@@ -387,8 +387,8 @@ class KeralaObserver(Observer):
             ones = [base + c for c in state.decision_cells()]
         else:
             ones = []
-        if state.pending >= 0:
-            ones.append(self.pending + g.pad_to_cell[state.pending])
+        if state.move_tile_cell >= 0:
+            ones.append(self.move_tile_plane + g.pad_to_cell[state.move_tile_cell])
         offer_ones = self.offer_ones
         for slot, t in enumerate(state.offer):
             ones += offer_ones[slot][t]

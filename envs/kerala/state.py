@@ -38,11 +38,13 @@ Choices made where the rules file leaves room (each documented again where it is
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import combinations, product
 from typing import Any
 
 import numpy as np
 
+from ..core.fields import Cache, Custom, Field, FieldError, Int, IntList, Nested, RngField, StateSchema, is_int
 from ..core.game import CorruptStateError, Game, Option, State
 from ..core.observation import Changes
 from ..core.rng import Rng, as_rng
@@ -576,7 +578,7 @@ def _best_keep(fixed: list[int], choices: list[list[tuple[int, ...]]], value: An
 
 
 class KeralaState(State):
-    """One Kerala position.  Public fields may be edited by tests; call :meth:`invalidate` afterwards."""
+    """One Kerala position.  Public fields may be edited by tests; call :meth:`refresh` afterwards."""
 
     _game_class = KeralaGame
 
@@ -584,7 +586,7 @@ class KeralaState(State):
         n = game.num_players
         self.game = game
         self.rng = Rng(0)
-        self.stacks: list[dict[int, tuple[int, ...]]] = [{} for _ in range(n)]
+        self.platforms: list[dict[int, tuple[int, ...]]] = [{} for _ in range(n)]
         self.elephants: list[list[int]] = [[game.start_cell, game.start_cell] for _ in range(n)]
         self.passes = [0] * n
         self.bag: list[int] = []
@@ -598,7 +600,7 @@ class KeralaState(State):
         self.turn = 0  # position of the current player in this round's turn order
         self.current_player = 0
         self.phase = C.PHASE_PICK
-        self.pending = -1  # MOVE_TILE_DST: source cell; MOVE_TILE_ROT: the moved stack's new cell
+        self.move_tile_cell = -1  # MOVE_TILE_DST: source cell; MOVE_TILE_ROT: the moved stack's new cell
         self._clear_caches()
 
     def _clear_caches(self) -> None:
@@ -623,7 +625,7 @@ class KeralaState(State):
         s = cls(game)
         s.rng = Rng(seed)
         for p, colour in enumerate(game.player_colours):
-            s.stacks[p][game.start_cell] = ((C.START_TILE_BASE + colour) * 4,)
+            s.platforms[p][game.start_cell] = ((C.START_TILE_BASE + colour) * 4,)
         players = set(game.player_colours)
         foreign = [t for t in range(C.NUM_GAME_TILES) if game.tile_colour[t] not in players]
         own = [t for t in range(C.NUM_GAME_TILES) if game.tile_colour[t] in players]
@@ -638,13 +640,13 @@ class KeralaState(State):
         return s
 
     @classmethod
-    def from_position(cls, game: KeralaGame, platforms: list[dict] | None = None,
+    def from_position(cls, game: KeralaGame, seed: int = 0, *, platforms: list[dict] | None = None,
                       elephants: list[list[tuple[int, int]]] | None = None, passes: list[int] | None = None,
                       offer: list[int] | None = None, bag: list[int] | None = None,
                       discards: list[int] | None = None, removed: list[int] | None = None,
                       current_player: int = 0, start_seat: int | None = None, round: int = 0,
-                      first_start: int = 0, phase: int = C.PHASE_PICK, pending: tuple[int, int] | None = None,
-                      seed: int = 0) -> KeralaState:
+                      first_start: int = 0, phase: int = C.PHASE_PICK,
+                      move_tile_cell: tuple[int, int] | None = None, **fields: Any) -> KeralaState:
         """A hand-made position for tests and analysis.
 
         ``platforms[p]`` maps ``(row, col)`` relative to the start tile to a list of tiles,
@@ -665,14 +667,14 @@ class KeralaState(State):
                 for t in tiles:
                     tid, o = (t if isinstance(t, tuple) else (t, 0))
                     codes.append(tid * 4 + o)
-                s.stacks[p][game.cell_of(r, c)] = tuple(codes)
+                s.platforms[p][game.cell_of(r, c)] = tuple(codes)
             if elephants is not None and elephants[p] is not None:
                 s.elephants[p] = sorted(game.cell_of(r, c) for r, c in elephants[p])
         s.passes = list(passes) if passes is not None else [0] * n
         s.offer = list(offer or [])
         s.discards = list(discards or [])
         s.removed = list(removed or [])
-        used = {code >> 2 for st in s.stacks for stack in st.values() for code in stack}
+        used = {code >> 2 for st in s.platforms for stack in st.values() for code in stack}
         used.update(s.offer, s.discards, s.removed)
         s.bag = list(bag) if bag is not None else [t for t in range(C.NUM_GAME_TILES) if t not in used]
         s.current_player = current_player
@@ -681,9 +683,12 @@ class KeralaState(State):
         s.turn = (current_player - s.start_seat) % n
         s.round = round
         s.phase = phase
-        s.pending = game.cell_of(*pending) if pending is not None else -1
+        s.move_tile_cell = game.cell_of(*move_tile_cell) if move_tile_cell is not None else -1
         if phase == C.PHASE_END:
             s.current_player = -1
+        if fields:  # any other field by name, as stored (unknown names are refused)
+            assert cls.schema is not None
+            cls.schema.assign(s, fields)
         s.refresh()
         s.validate()
         return s
@@ -742,7 +747,7 @@ class KeralaState(State):
         return C.ELEPHANTS_PER_PLAYER - self.passes[player]
 
     def top_code(self, player: int, cell: int) -> int | None:
-        st = self.stacks[player].get(cell)
+        st = self.platforms[player].get(cell)
         return st[-1] if st else None
 
     def placement_targets(self, player: int) -> list[tuple[int, int, int]]:
@@ -809,7 +814,7 @@ class KeralaState(State):
                     idx.extend(codec.pass_base + slot for slot in distinct)
         elif phase == C.PHASE_MOVE_ELEPHANT:
             els = self.elephants[p]
-            cells = self._legal_cells = [p2c[cell] for cell in self.stacks[p] if cell != els[0] and cell != els[1]]
+            cells = self._legal_cells = [p2c[cell] for cell in self.platforms[p] if cell != els[0] and cell != els[1]]
             for c in cells:
                 idx.append(codec.move_elephant_base + c)
                 idx.append(codec.move_elephant_base + g.num_cells + c)
@@ -820,9 +825,9 @@ class KeralaState(State):
             idx.append(codec.skip)
         elif phase == C.PHASE_MOVE_TILE_DST:
             if self._pairs is not None:
-                dests = self._pairs[self.pending]
+                dests = self._pairs[self.move_tile_cell]
             else:
-                dests = self._compute_move_tile_pairs(p, only=self.pending)[self.pending]
+                dests = self._compute_move_tile_pairs(p, only=self.move_tile_cell)[self.move_tile_cell]
             cells = self._legal_cells = [p2c[q] for q in dests]
             idx.extend(codec.dst_base + c for c in cells)
         else:
@@ -858,7 +863,7 @@ class KeralaState(State):
         """
         g = self.game
         opts = g.options
-        occ = self.stacks[player]
+        occ = self.platforms[player]
         delta, blocked, w = g.delta, g.blocked, g.width
         els = set(self.elephants[player])
         enclosed = opts["hole_definition"] == "enclosed_region"
@@ -927,7 +932,7 @@ class KeralaState(State):
 
     def hole_cells(self, player: int) -> set[int]:
         """Empty cells enclosed by the platform (A-21, by the option hole_definition)."""
-        occ = self.stacks[player]
+        occ = self.platforms[player]
         delta = self.game.delta
         if self.game.options["hole_definition"] == "four_sided_cell":
             return {y for x in occ for d in delta if (y := x + d) not in occ and all(y + d2 in occ for d2 in delta)}
@@ -953,10 +958,10 @@ class KeralaState(State):
             if a == codec.skip:
                 self._end_turn()
             else:
-                self.pending = g.cell_to_pad[a - codec.src_base]
+                self.move_tile_cell = g.cell_to_pad[a - codec.src_base]
                 self.phase = C.PHASE_MOVE_TILE_DST
         elif phase == C.PHASE_MOVE_TILE_DST:
-            self._move_stack(self.pending, g.cell_to_pad[a - codec.dst_base])
+            self._move_stack(self.move_tile_cell, g.cell_to_pad[a - codec.dst_base])
         else:
             self._turn_moved_stack(a - codec.rot_base)
             self._end_turn()
@@ -976,7 +981,7 @@ class KeralaState(State):
         tile = self.offer.pop(slot)
         els = self.elephants[p]
         q = els[e] + g.delta[d]
-        st = self.stacks[p]
+        st = self.platforms[p]
         st[q] = st.get(q, ()) + (tile * 4 + o,)
         other = els[1 - e]
         self.elephants[p] = [q, other] if q < other else [other, q]
@@ -1009,12 +1014,12 @@ class KeralaState(State):
     def _move_stack(self, s: int, q: int) -> None:
         """§6.2: move the whole stack from ``s`` to the empty cell ``q``."""
         p = self.current_player
-        st = self.stacks[p]
+        st = self.platforms[p]
         stack = st.pop(s)
         st[q] = stack
         self._platform_changed(p, (s, q))
         if self.game.options["move_tile_may_rotate"] and self.game.code_edge_target[stack[-1]] >= 0:
-            self.pending = q
+            self.move_tile_cell = q
             self.phase = C.PHASE_MOVE_TILE_ROT
         else:
             self._end_turn()
@@ -1022,19 +1027,19 @@ class KeralaState(State):
     def _turn_moved_stack(self, orientation: int) -> None:
         """A-12: turn the moved stack as a whole so that its top edge faces ``orientation``."""
         p = self.current_player
-        st = self.stacks[p]
-        stack = st[self.pending]
+        st = self.platforms[p]
+        stack = st[self.move_tile_cell]
         turn = (orientation - stack[-1]) & 3
         edge = self.game.code_edge_target
-        st[self.pending] = tuple((c & ~3) | ((c + turn) & 3) if edge[c] >= 0 else c for c in stack)
-        self._platform_changed(p, (self.pending,), areas_changed=False)
+        st[self.move_tile_cell] = tuple((c & ~3) | ((c + turn) & 3) if edge[c] >= 0 else c for c in stack)
+        self._platform_changed(p, (self.move_tile_cell,), areas_changed=False)
 
     def _end_turn(self) -> None:
         """Next player in turn order; after the last one, end the round (§4)."""
         g = self.game
         n = g.num_players
         self.phase = C.PHASE_PICK
-        self.pending = -1
+        self.move_tile_cell = -1
         self._pairs = self._sources = None
         self.turn += 1
         while True:
@@ -1066,7 +1071,7 @@ class KeralaState(State):
         sc = self._score[player]
         if sc is None:
             sc = self._score[player] = score_platform(
-                self.game, self.stacks[player], self.game.player_colours[player], self.standing(player),
+                self.game, self.platforms[player], self.game.player_colours[player], self.standing(player),
                 areas=self.platform_areas(player))
         return sc
 
@@ -1075,9 +1080,9 @@ class KeralaState(State):
         ar = self._areas[player]
         dirty = self._area_dirty[player]
         if ar is None or len(dirty) > 8:
-            ar = build_areas(self.game, self.stacks[player])
+            ar = build_areas(self.game, self.platforms[player])
         elif dirty:
-            ar = update_areas(self.game, ar, self.stacks[player], set(dirty))
+            ar = update_areas(self.game, ar, self.platforms[player], set(dirty))
         else:
             return ar
         self._areas[player] = ar
@@ -1100,114 +1105,31 @@ class KeralaState(State):
         self.legal_mask()
         return self._legal_cells
 
-    # -- copies and persistence ------------------------------------------------------------------------------------
-    def clone(self) -> KeralaState:
-        s = KeralaState.__new__(KeralaState)
-        s.game = self.game
-        r = Rng.__new__(Rng)
-        r.s = self.rng.s
-        s.rng = r
-        s.stacks = [dict(st) for st in self.stacks]
-        s.elephants = [el[:] for el in self.elephants]
-        s.passes = self.passes[:]
-        s.bag = self.bag[:]
-        s.offer = self.offer[:]
-        s.discards = self.discards[:]
-        s.removed = self.removed[:]
-        s.unseen = self.unseen[:]
-        s.round = self.round
-        s.first_start = self.first_start
-        s.start_seat = self.start_seat
-        s.turn = self.turn
-        s.current_player = self.current_player
-        s.phase = self.phase
-        s.pending = self.pending
-        # caches are immutable once built, so the copy may share them
-        s._mask = self._mask
-        s._legal_cells = self._legal_cells
-        s._pairs = self._pairs
-        s._sources = self._sources
-        s._score = self._score[:]
-        s._areas = self._areas[:]
-        s._area_dirty = self._area_dirty[:]
-        s.changes = self.changes.copy()
-        return s
-
-    def _to_dict(self) -> dict[str, Any]:
-        g = self.game
-        return {
-            "rng": str(self.rng.s),
-            "platforms": [[[*g.pos_of(cell), list(stack)] for cell, stack in sorted(st.items())]
-                          for st in self.stacks],
-            "elephants": [[list(g.pos_of(c)) for c in el] for el in self.elephants],
-            "passes": self.passes,
-            "bag": self.bag,
-            "offer": self.offer,
-            "discards": self.discards,
-            "removed": self.removed,
-            "round": self.round,
-            "first_start": self.first_start,
-            "start_seat": self.start_seat,
-            "turn": self.turn,
-            "current_player": self.current_player,
-            "phase": self.phase,
-            "pending": list(g.pos_of(self.pending)) if self.pending >= 0 else None,
-        }
-
+    # -- persistence (fields, clone and JSON: SCHEMA at the bottom) --------------------------------------------
     @classmethod
     def _from_dict(cls, game: Game, data: dict[str, Any]) -> KeralaState:
-        assert isinstance(game, KeralaGame)
-        if not isinstance(data, dict):
-            raise CorruptStateError("kerala: state must be an object")
-        n = game.num_players
-        s = cls(game)
-        rng_state = int(data["rng"])
-        if not 0 <= rng_state < 2**64:
-            raise CorruptStateError("kerala: rng state out of range")
-        s.rng = Rng(rng_state)
-        platforms = data["platforms"]
-        if not isinstance(platforms, list) or len(platforms) != n:
-            raise CorruptStateError(f"kerala: expected {n} platforms")
-        for p, plat in enumerate(platforms):
-            for entry in plat:
-                r, c, codes = entry
-                cell = game.cell_of(_int(r), _int(c))
-                if cell in s.stacks[p] or not isinstance(codes, list) or not codes:
-                    raise CorruptStateError(f"kerala: bad or repeated stack at ({r},{c}) of player {p}")
-                s.stacks[p][cell] = tuple(_int(x) for x in codes)
-        els = data["elephants"]
-        if not isinstance(els, list) or len(els) != n:
-            raise CorruptStateError("kerala: bad elephants")
-        s.elephants = [sorted(game.cell_of(_int(r), _int(c)) for r, c in el) for el in els]
-        s.passes = [_int(x) for x in data["passes"]]
-        for name in ("bag", "offer", "discards", "removed"):
-            setattr(s, name, [_int(x) for x in data[name]])
-        for name in ("round", "first_start", "start_seat", "turn", "current_player", "phase"):
-            setattr(s, name, _int(data[name]))
-        pend = data["pending"]
-        s.pending = -1 if pend is None else game.cell_of(_int(pend[0]), _int(pend[1]))
-        offer_order = list(s.offer)
-        s.refresh()
-        if s.offer != offer_order:
-            raise CorruptStateError("kerala: offer is not in canonical order")
-        s.validate()
+        """The schema's loader; a save of format 1 wrote ``"pending": null`` when no move-tile cell was
+        pending (the field is ``move_tile_cell`` now, ``[]`` for none)."""
+        if isinstance(data, dict) and "pending" in data and data["pending"] is None:
+            data = {**data, "pending": []}
+        s = super()._from_dict(game, data)
+        assert isinstance(s, KeralaState)
         return s
 
     def validate(self) -> None:
-        """Check every invariant of a position; raise :class:`CorruptStateError` naming the first broken one."""
+        """Check the invariants the schema cannot express (types, shapes and bounds of each field are
+        checked on load); raise :class:`CorruptStateError` naming the first broken one."""
         g = self.game
         n = g.num_players
 
         def bad(msg: str) -> None:
             raise CorruptStateError(f"kerala: {msg}")
 
-        if len(self.passes) != n or len(self.elephants) != n or len(self.stacks) != n:
-            bad("per-player lists have the wrong length")
         # conservation (§11.1 item 7): every game tile exactly once, each start tile on its own platform
         seen: list[int] = []
         for p in range(n):
             start_here = 0
-            for stack in self.stacks[p].values():
+            for stack in self.platforms[p].values():
                 for code in stack:
                     if not 0 <= code < (C.START_TILE_BASE + C.NUM_COLOURS) * 4:
                         bad(f"tile code {code} out of range")
@@ -1229,14 +1151,8 @@ class KeralaState(State):
         players = set(g.player_colours)
         if any(g.tile_colour[t] in players for t in self.removed):
             bad("setup removals may only hold tiles of colours nobody plays")
-        if len(self.offer) > n:
-            bad("the offer holds more tiles than players")
         for p in range(n):
-            if not 0 <= self.passes[p] <= C.MAX_PASSES:
-                bad(f"player {p} has an impossible pass count")
-            occ = self.stacks[p]
-            if any(g.blocked[c] for c in occ):
-                bad("a stack lies outside the window")
+            occ = self.platforms[p]
             if not _connected(set(occ), g.delta):
                 bad(f"platform of player {p} is not connected")
             a, b = self.elephants[p]
@@ -1244,8 +1160,6 @@ class KeralaState(State):
                 bad(f"an elephant of player {p} is not on a tile")
             if a == b and len(occ) > 1:
                 bad(f"the elephants of player {p} share a tile after the first placement")
-        if not 0 <= self.start_seat < n or not 0 <= self.first_start < n or not 0 <= self.turn <= n:
-            bad("seat indices out of range")
         drawn = C.NUM_GAME_TILES - len(self.bag) - len(self.removed)
         if not 0 <= self.round <= drawn:  # every round drew at least one tile
             bad("round out of range")
@@ -1253,21 +1167,19 @@ class KeralaState(State):
             if self.current_player != -1 or self.offer or self.bag:
                 bad("a finished game has no current player, offer or bag")
             return
-        if not 0 <= self.phase < C.NUM_PHASES:
-            bad("unknown phase")
         if self.current_player != (self.start_seat + self.turn) % n or self.turn >= n:
             bad("current player does not follow the turn order")
         if self.phase == C.PHASE_PICK and not self.offer:
             bad("a pick decision needs a non-empty offer")
-        if self.phase in (C.PHASE_MOVE_TILE_DST, C.PHASE_MOVE_TILE_ROT) and self.pending not in self.stacks[
+        if self.phase in (C.PHASE_MOVE_TILE_DST, C.PHASE_MOVE_TILE_ROT) and self.move_tile_cell not in self.platforms[
                 self.current_player]:
             bad("the pending move-tile cell is not a stack")
-        if self.phase == C.PHASE_MOVE_TILE_DST and self.pending not in self.move_tile_pairs():
+        if self.phase == C.PHASE_MOVE_TILE_DST and self.move_tile_cell not in self.move_tile_pairs():
             bad("the pending move-tile source is not movable")
-        if self.phase == C.PHASE_MOVE_TILE_ROT and g.code_edge_target[self.stacks[self.current_player][
-                self.pending][-1]] < 0:
+        if self.phase == C.PHASE_MOVE_TILE_ROT and g.code_edge_target[self.platforms[self.current_player][
+                self.move_tile_cell][-1]] < 0:
             bad("only a stack with a colored-edge tile on top is turned")
-        if self.phase in (C.PHASE_PICK, C.PHASE_MOVE_ELEPHANT, C.PHASE_MOVE_TILE_SRC) and self.pending != -1:
+        if self.phase in (C.PHASE_PICK, C.PHASE_MOVE_ELEPHANT, C.PHASE_MOVE_TILE_SRC) and self.move_tile_cell != -1:
             bad("a pending cell outside the move-tile phases")
         if not self.legal_mask().any():
             bad("no legal action in this position")
@@ -1280,18 +1192,177 @@ class KeralaState(State):
 
 
 
+# ---------------------------------------------------------------------------------------------
+# The state's fields (clone, JSON save/load and their checks follow from this declaration)
+# ---------------------------------------------------------------------------------------------
+
+#: tile codes: ``tile_id * 4 + orientation`` for the 100 game tiles and the 5 start tiles
+NUM_TILE_CODES = (C.START_TILE_BASE + C.NUM_COLOURS) * 4
+LAST_TILE = C.NUM_GAME_TILES - 1
+#: a board position as saved: [row, col] relative to the start tile
+POSITION_PARTS = 2
+
+
+def _players(game: Game) -> int:
+    return game.num_players
+
+
+def _last_seat(game: Game) -> int:
+    return game.num_players - 1
+
+
+def _load_position(value: Any, game: KeralaGame, where: str = "") -> int:
+    """The padded cell of a saved ``[row, col]`` (inside the window)."""
+    if not isinstance(value, list) or len(value) != POSITION_PARTS or not all(is_int(x) for x in value):
+        raise FieldError(f"{where}must be a position [row, col], got {value!r}")
+    r, c = value
+    if not (-game.radius <= r <= game.radius and -game.radius <= c <= game.radius):
+        raise FieldError(f"{where}position ({r},{c}) is outside the window of radius {game.radius}")
+    return game.cell_of(r, c)
+
+
+def _copy_platforms(platforms: list[dict[int, tuple[int, ...]]]) -> list[dict[int, tuple[int, ...]]]:
+    return [dict(st) for st in platforms]  # the stacks are tuples: shared
+
+
+@dataclass(frozen=True)
+class _Platforms(Custom):
+    """In memory a dict ``padded cell -> tuple of tile codes`` per player; saved as a list of
+    ``[row, col, [codes bottom first]]`` per player in increasing cell order."""
+
+    def dump_for(self, value: Any, game: Game) -> Any:
+        assert isinstance(game, KeralaGame)
+        return [[[*game.pos_of(cell), list(stack)] for cell, stack in sorted(st.items())] for st in value]
+
+    def check(self, value: Any, game: Game) -> Any:
+        assert isinstance(game, KeralaGame)
+        n = game.num_players
+        if not isinstance(value, list) or len(value) != n:
+            raise FieldError(f"must hold {n} platforms (one per player), got {value!r:.60}")
+        out = []
+        for p, plat in enumerate(value):
+            if not isinstance(plat, list):
+                raise FieldError(f"[{p}] must be a list of [row, col, tiles], got {type(plat).__name__}")
+            st: dict[int, tuple[int, ...]] = {}
+            for entry in plat:
+                if not isinstance(entry, list) or len(entry) != POSITION_PARTS + 1:
+                    raise FieldError(f"[{p}] must hold entries [row, col, tiles], got {entry!r:.60}")
+                cell = _load_position(entry[:POSITION_PARTS], game, f"[{p}] ")
+                codes = entry[POSITION_PARTS]
+                if cell in st:
+                    raise FieldError(f"[{p}] holds two stacks at {entry[:POSITION_PARTS]}")
+                if not isinstance(codes, list) or not codes or not all(
+                        is_int(x) and 0 <= x < NUM_TILE_CODES for x in codes):
+                    raise FieldError(f"[{p}] stack at {entry[:POSITION_PARTS]} must be a non-empty list of tile "
+                                     f"codes in [0, {NUM_TILE_CODES - 1}], got {codes!r:.60}")
+                st[cell] = tuple(codes)
+            out.append(st)
+        return out
+
+
+@dataclass(frozen=True)
+class _ElephantCells(Nested):
+    """In memory the sorted pair of padded cells per player; saved as two [row, col] per player."""
+
+    def dump_for(self, value: Any, game: Game) -> Any:
+        assert isinstance(game, KeralaGame)
+        return [[list(game.pos_of(c)) for c in el] for el in value]
+
+    def check(self, value: Any, game: Game) -> Any:
+        assert isinstance(game, KeralaGame)
+        n = game.num_players
+        if not isinstance(value, list) or len(value) != n:
+            raise FieldError(f"must have {n} entries (one pair per player), got {value!r:.60}")
+        out = []
+        for p, pair in enumerate(value):
+            if not isinstance(pair, list) or len(pair) != C.ELEPHANTS_PER_PLAYER:
+                raise FieldError(f"[{p}] must hold {C.ELEPHANTS_PER_PLAYER} positions, got {pair!r:.60}")
+            out.append(sorted(_load_position(x, game, f"[{p}] ") for x in pair))
+        return out
+
+
+@dataclass(frozen=True)
+class _OptionalCell(Field):
+    """A padded cell or -1 in memory; saved as [row, col], or [] for none."""
+
+    def dump_for(self, value: Any, game: Game) -> Any:
+        assert isinstance(game, KeralaGame)
+        return list(game.pos_of(value)) if value >= 0 else []
+
+    def check(self, value: Any, game: Game) -> Any:
+        assert isinstance(game, KeralaGame)
+        if isinstance(value, list) and not value:
+            return -1
+        return _load_position(value, game)
+
+
+@dataclass(frozen=True)
+class _Offer(IntList):
+    """The offer's tile ids, kept in canonical order (by tile type, then id): slots index it."""
+
+    def check(self, value: Any, game: Game) -> Any:
+        assert isinstance(game, KeralaGame)
+        out = super().check(value, game)
+        if out != sorted(out, key=game.offer_key.__getitem__):
+            raise FieldError("is not in canonical order (by tile type, then id)")
+        return out
+
+
+@dataclass(frozen=True)
+class _DecimalRng(RngField):
+    """The chance stream, saved as a decimal string of its 64-bit state (exact in any JSON reader)."""
+
+    def dump(self, value: Any) -> Any:
+        return str(value.s)
+
+    def check(self, value: Any, game: Game) -> Any:
+        if isinstance(value, str) and value.isascii() and value.isdigit():
+            value = int(value)
+        return super().check(value, game)
+
+
+SCHEMA = StateSchema("kerala", [
+    _DecimalRng(doc="draws each round's offer (setup removals and the first start player too)"),
+    _Platforms("platforms", copy=_copy_platforms, doc="each player's platform: stacks of tile codes (id*4 + "
+               "orientation) by cell, bottom first"),
+    _ElephantCells("elephants", (_players, C.ELEPHANTS_PER_PLAYER),
+                   doc="each player's two elephants (elephant 0 on the smaller cell; both on the start tile "
+                   "until the first placement)"),
+    IntList("passes", _players, 0, C.MAX_PASSES, doc="passes made (each lays an elephant down)"),
+    IntList("bag", None, 0, LAST_TILE, max_length=C.NUM_GAME_TILES, doc="tile ids still to be drawn"),
+    _Offer("offer", None, 0, LAST_TILE, max_length=_players, doc="this round's offer, in canonical order"),
+    IntList("discards", None, 0, LAST_TILE, max_length=C.NUM_GAME_TILES, doc="tiles that left the game unplayed"),
+    IntList("removed", None, 0, LAST_TILE, max_length=C.NUM_GAME_TILES,
+            doc="tiles removed at setup (colours nobody plays; hidden)"),
+    # (in the order __init__ sets the attributes: clones then share the instance dict's key layout)
+    Cache("unseen", copy=list.copy, doc="per tile type: tiles in the bag or removed at setup (refresh)"),
+    Int("round", 0, C.NUM_GAME_TILES, doc="rounds played"),
+    Int("first_start", 0, _last_seat, doc="the start player of the first round"),
+    Int("start_seat", 0, _last_seat, doc="this round's start player"),
+    Int("turn", 0, _players, doc="the current player's place in this round's turn order"),
+    Int("current_player", -1, _last_seat, doc="who decides; -1 at the end"),
+    Int("phase", 0, C.PHASE_END, doc="the decision asked (PHASE_PICK..PHASE_END)"),
+    _OptionalCell("move_tile_cell", aliases=("pending",),
+                  doc="move-tile: the chosen source stack (destination phase) or the moved stack (turn phase)"),
+    Cache("_mask", doc="the read-only legal mask"),
+    Cache("_legal_cells", doc="window cells of the current decision (set with _mask)"),
+    Cache("_pairs", doc="legal move-tile sources with their destinations"),
+    Cache("_sources", doc="legal move-tile sources with their first destination"),
+    Cache("_score", copy=list.copy, doc="per player: the PlatformScore of the current platform (immutable)"),
+    Cache("_areas", copy=list.copy, doc="per player: the Areas last scored (immutable)"),
+    Cache("_area_dirty", copy=list.copy, doc="per player: cells changed since _areas was built"),
+    Cache("changes", copy=Changes.copy, doc="what changed, for the observer's carried caches"),
+])
+KeralaState.schema = SCHEMA
+KeralaState.clone = SCHEMA.bind(KeralaState)  # type: ignore[method-assign]
+
+
 KeralaGame.state_class = KeralaState
 
 
 # ---------------------------------------------------------------------------------------------
 # grid helpers
 # ---------------------------------------------------------------------------------------------
-
-
-def _int(x: Any) -> int:
-    if isinstance(x, bool) or not isinstance(x, int):
-        raise CorruptStateError(f"kerala: expected an integer, got {x!r}")
-    return x
 
 
 def _connected(cells: set[int], delta: tuple[int, ...]) -> bool:

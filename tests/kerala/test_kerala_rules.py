@@ -52,7 +52,7 @@ def test_setup(kit, n, removed, bag, rounds):
     assert len(s.bag) + len(s.offer) == bag and len(s.offer) == n
     assert all(g.tile_colour[t] not in g.player_colours for t in s.removed)
     for p in range(n):
-        assert list(s.stacks[p].values()) == [((100 + g.player_colours[p]) * 4,)]
+        assert list(s.platforms[p].values()) == [((100 + g.player_colours[p]) * 4,)]
         assert s.elephants[p] == [g.start_cell, g.start_cell]
         assert s.passes[p] == 0
     assert s.current_player == 0 and s.start_seat == 0
@@ -162,7 +162,7 @@ def test_placement_effect_and_overbuilding(kit):
     tile = s.offer[0]
     s.apply(g.codec.pick(0, 1, 0))  # elephant on (1,1) builds over (0,1)
     cell = g.cell_of(0, 1)
-    assert len(s.stacks[0][cell]) == 2 and s.stacks[0][cell][-1] >> 2 == tile
+    assert len(s.platforms[0][cell]) == 2 and s.platforms[0][cell][-1] >> 2 == tile
     assert sorted(s.elephants[0]) == sorted([g.cell_of(0, 0), cell])  # the elephant walked onto the tile
     assert s.current_player == 1 and tile not in s.offer
 
@@ -181,7 +181,7 @@ def test_build_over_start_tile(kit):
     a = g.codec.pick(0, 0, 3)  # elephant on (0,1) steps west onto the start tile
     assert a in s3.legal_actions()
     s3.apply(a)
-    assert len(s3.stacks[0][g.cell_of(0, 0)]) == 2
+    assert len(s3.platforms[0][g.cell_of(0, 0)]) == 2
     assert s3.platform_score(0).symbols == 2 + 1 + 1 + 2  # the buried start tile no longer scores
 
 

@@ -153,8 +153,8 @@ def test_brute_force_matches_optimised_choice(kit):
                 s.apply(legal[rng.integers(len(legal))])
                 if rng.random() < 0.15:
                     p = int(rng.integers(3))
-                    a = score_platform(game, s.stacks[p], game.player_colours[p], s.standing(p))
-                    b = score_platform(game, s.stacks[p], game.player_colours[p], s.standing(p), exhaustive=True)
+                    a = score_platform(game, s.platforms[p], game.player_colours[p], s.standing(p))
+                    b = score_platform(game, s.platforms[p], game.player_colours[p], s.standing(p), exhaustive=True)
                     assert a.total == b.total
                     n += 1
     assert n > 100
