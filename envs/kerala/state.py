@@ -132,9 +132,6 @@ class KeralaGame(Game):
                 self.cell_to_pad[r * s + c] = i
                 self.blocked[i] = 0
         self.delta = tuple(dr * w + dc for dr, dc in C.DIRECTIONS)
-        # scoring may take the short path of _score_plain
-        self.plain_keep_choice = (o["keep_choice"] == "optimal" and o["edge_bonus_layers"] == "top_only"
-                                  and o["colour_presence_layers"] == "top_only")
         self._build_tiles()
 
     def _build_tiles(self) -> None:
@@ -363,37 +360,69 @@ def score_platform(game: KeralaGame, stacks: dict[int, tuple[int, ...]], own_col
                    standing: int, exhaustive: bool = False, areas: Areas | None = None) -> PlatformScore:
     """Final score of one platform, keeping the areas that maximise the player's total (§9).
 
-    ``exhaustive=True`` tries every combination of kept areas (the brute-force reference of §11.1
-    item 10); the default prunes the search without changing the optimum.  ``areas`` may pass the
-    platform's areas when the caller already holds them (they must describe ``stacks``).
+    The one implementation for every option.  Of each colour, up to its limit of areas is kept
+    (two of the own colour by default, one of the others); only colours with more areas than that
+    are a choice (:func:`_choose_kept`).  ``exhaustive=True`` tries every combination of kept areas
+    (the brute-force reference of §11.1 item 10); otherwise the choice takes the shortest exact route
+    (or the greedy approximation of ``keep_choice=greedy``).  ``areas`` may pass the platform's areas
+    when the caller already holds them (they must describe ``stacks``).
     """
     opts = game.options
     if areas is None:
         areas = build_areas(game, stacks)
-    if not exhaustive and game.plain_keep_choice:
-        res = _score_plain(game, stacks, own_colour, standing, areas)
-        if res is not None:
-            return res
-    res = PlatformScore()
-    res.standing = standing
-    area_of = areas.area_of
     info = areas.info
-    res.info, res.area_of = info, area_of
-    code_colour, code_edge = game.code_colour, game.code_edge_target
-    by_colour: list[list[int]] = [[], [], [], [], []]
-    for k in sorted(info):  # canonical order
+    by_colour: list[list[int]] = [[] for _ in range(C.NUM_COLOURS)]
+    for k in sorted(info):  # canonical order: ties of the choice go to the smaller key
         by_colour[info[k][0]].append(k)
+    pairs = _edge_pairs(game, stacks, areas)
+    presence_any = opts["colour_presence_layers"] == "any"
+    own_limit = opts["own_colour_areas"]
+    kept: set[int] = set()
+    ambiguous: list[tuple[list[int], int]] = []
+    for c, b in enumerate(by_colour):
+        limit = own_limit if c == own_colour else C.AREAS_KEPT_OTHER_COLOUR
+        if len(b) <= limit:
+            kept.update(b)
+        else:
+            ambiguous.append((b, limit))
+    if ambiguous:
+        kept = _choose_kept(info, kept, ambiguous, pairs, presence_any, exhaustive,
+                            greedy=opts["keep_choice"] == "greedy")
+    symbols = removed = mask = 0
+    for a, v in info.items():
+        if a in kept:
+            symbols += v[2]
+            mask |= v[4] if presence_any else 1 << v[0]
+        else:
+            removed += v[3]
+    res = PlatformScore.__new__(PlatformScore)
+    res.info, res.area_of, res.kept, res.standing = info, areas.area_of, kept, standing
     res.area_count = [len(b) for b in by_colour]
-    # colored-edge bonus candidates: pairs (area of the edge tile, area of the neighbour)
-    edge_pairs: list[tuple[int, int]] = []
-    delta = game.delta
-    if opts["edge_bonus_layers"] == "top_only":
+    res.symbols, res.removed_tiles = symbols, removed
+    res.edges = sum(1 for x, y in pairs if x in kept and y in kept) if pairs else 0
+    res.missing = bin(ALL_COLOURS & ~mask).count("1")
+    return res
+
+
+#: what keeping an area is worth besides its symbols, per tile (the removal it avoids)
+KEEP_GAIN_PER_TILE = -C.POINTS_PER_REMOVED_TILE
+#: the mask of the five colours
+ALL_COLOURS = (1 << C.NUM_COLOURS) - 1
+
+
+def _edge_pairs(game: KeralaGame, stacks: dict[int, tuple[int, ...]], areas: Areas) -> list[tuple[int, int]]:
+    """Colored-edge bonus candidates (A-18): (area of the edge tile, area of the cell its edge faces),
+    one per edge touching its second colour; a bonus counts when both areas are kept."""
+    code_colour, code_edge, delta = game.code_colour, game.code_edge_target, game.delta
+    area_of = areas.area_of
+    pairs: list[tuple[int, int]] = []
+    if game.options["edge_bonus_layers"] == "top_only":
         for cell in areas.edge_cells:
             code = stacks[cell][-1]
             y = cell + delta[code & 3]
             nb = stacks.get(y)
             if nb is not None and code_colour[nb[-1]] == code_edge[code]:
-                edge_pairs.append((area_of[cell], area_of[y]))
+                pairs.append((area_of[cell], area_of[y]))
     else:
         for cell, st in stacks.items():
             for code in st:
@@ -402,147 +431,83 @@ def score_platform(game: KeralaGame, stacks: dict[int, tuple[int, ...]], own_col
                     y = cell + delta[code & 3]
                     nb = stacks.get(y)
                     if nb is not None and any(code_colour[c2] == second for c2 in nb):
-                        edge_pairs.append((area_of[cell], area_of[y]))
-    presence_any = opts["colour_presence_layers"] == "any"
-    full_mask = (1 << C.NUM_COLOURS) - 1
+                        pairs.append((area_of[cell], area_of[y]))
+    return pairs
 
-    def value(kept: set[int] | list[int]) -> int:
-        """Part of the total that depends on the kept areas (symbols + avoided removals + edges - missing)."""
-        v = 0
-        mask = 0
-        for a in kept:
-            v += info[a][2] + 2 * info[a][3]
-            mask |= info[a][4]
-        kept_set = kept if isinstance(kept, set) else set(kept)
-        for x, y in edge_pairs:
-            if x in kept_set and y in kept_set:
-                v += C.POINTS_PER_EDGE_BONUS
-        if presence_any:
-            v += C.POINTS_PER_MISSING_COLOUR * bin(full_mask & ~mask).count("1")
-        return v
 
-    own_limit = opts["own_colour_areas"]
-    fixed: list[int] = []
-    ambiguous: list[int] = []
-    limit = [C.AREAS_KEPT_OTHER_COLOUR] * C.NUM_COLOURS
-    limit[own_colour] = own_limit
-    for c in range(C.NUM_COLOURS):
-        if len(by_colour[c]) <= limit[c]:
-            fixed.extend(by_colour[c])
-        else:
-            ambiguous.append(c)
-    if not ambiguous:
+def _choose_kept(info: dict[int, tuple[int, list[int], int, int, int]], fixed: set[int],
+                 ambiguous: list[tuple[list[int], int]], pairs: list[tuple[int, int]], presence_any: bool,
+                 exhaustive: bool, greedy: bool) -> set[int]:
+    """The kept areas: ``fixed`` (colours within their limit) and, of each colour of ``ambiguous``
+    (its areas in canonical order, its limit), the combination that maximises the total.
+
+    The part of the total a choice changes is the kept areas' symbols + 2 x tiles (the removals they
+    avoid), plus the edge bonuses between kept areas, less the missing colours under
+    ``colour_presence_layers=any`` (with top layers only, every colour with areas stays present)."""
+
+    def gain(a: int) -> int:
+        v = info[a]
+        return v[2] + KEEP_GAIN_PER_TILE * v[3]
+
+    if greedy and not exhaustive:  # keep_choice=greedy: the best combination alone, edges ignored
         kept = set(fixed)
-    elif exhaustive or presence_any or opts["keep_choice"] == "greedy":
-        choices = [list(combinations(by_colour[c], limit[c])) for c in ambiguous]
-        if opts["keep_choice"] == "greedy" and not exhaustive:
-            kept = set(fixed)
-            for ch in choices:
-                kept.update(max(ch, key=lambda combo: sum(info[a][2] + 2 * info[a][3] for a in combo)))
-        else:
-            kept = _best_keep(fixed, choices, value)
-    else:
-        # Exact and fast: an edge pair with one side always kept is a bonus of the other side alone;
-        # among areas linked to no other undecided area only the best k of a colour can be worth keeping.
-        fixed_set = set(fixed)
-        adj = {a: info[a][2] + 2 * info[a][3] for c in ambiguous for a in by_colour[c]}
+        for b, limit in ambiguous:
+            kept.update(max(combinations(b, limit), key=lambda combo: sum(gain(a) for a in combo)))
+        return kept
+    fixed_list = sorted(fixed)
+    if exhaustive or presence_any:  # the general search: the value of every combination
+        def value(kept_list: list[int]) -> int:
+            v = 0
+            mask = 0
+            for a in kept_list:
+                v += gain(a)
+                mask |= info[a][4]
+            ks = set(kept_list)
+            for x, y in pairs:
+                if x in ks and y in ks:
+                    v += C.POINTS_PER_EDGE_BONUS
+            if presence_any:
+                v += C.POINTS_PER_MISSING_COLOUR * bin(ALL_COLOURS & ~mask).count("1")
+            return v
+
+        return _best_keep(fixed_list, [list(combinations(b, limit)) for b, limit in ambiguous], value)
+    # Exact and fast: an edge pair with one side always kept is a bonus of the other side alone;
+    # among areas linked to no other undecided area only the best of a colour can be worth keeping.
+    adj: dict[int, int] | None = None
+    live: list[tuple[int, int]] = []
+    if pairs:
+        adj = {a: gain(a) for b, _ in ambiguous for a in b}
         adj.update((a, 0) for a in fixed)  # fixed areas count the same in every choice
-        live_pairs = []
-        for x, y in edge_pairs:
-            if x in fixed_set:
-                if y not in fixed_set:
+        for x, y in pairs:
+            if x in fixed:
+                if y not in fixed:
                     adj[y] += C.POINTS_PER_EDGE_BONUS
-            elif y in fixed_set:
+            elif y in fixed:
                 adj[x] += C.POINTS_PER_EDGE_BONUS
             else:
-                live_pairs.append((x, y))
-        if not live_pairs:  # no links between undecided areas: the best k of each colour
-            kept = fixed_set
-            for c in ambiguous:
-                kept.update(sorted(by_colour[c], key=lambda a: -adj[a])[: limit[c]])
-        else:
-            linked = {a for pair in live_pairs for a in pair}
-            pruned = []
-            for c in ambiguous:
-                free = sorted((a for a in by_colour[c] if a not in linked), key=lambda a: -adj[a])[: limit[c]]
-                cand = [a for a in by_colour[c] if a in linked] + free
-                pruned.append(list(combinations(cand, limit[c])))
-
-            def pruned_value(kept_list: list[int]) -> int:
-                ks = set(kept_list)
-                return sum(adj[a] for a in ks) + C.POINTS_PER_EDGE_BONUS * sum(
-                    1 for x, y in live_pairs if x in ks and y in ks)
-
-            kept = _best_keep(fixed, pruned, pruned_value)
-    res.kept = kept
-    symbols = removed = 0
-    mask = 0
-    for a, v in info.items():
-        if a in kept:
-            symbols += v[2]
-            mask |= v[4] if presence_any else 1 << v[0]
-        else:
-            removed += v[3]
-    res.symbols = symbols
-    res.removed_tiles = removed
-    if edge_pairs:
-        res.edges = sum(1 for x, y in edge_pairs if x in kept and y in kept)
-    res.missing = bin(full_mask & ~mask).count("1")
-    return res
-
-
-def _score_plain(game: KeralaGame, stacks: dict[int, tuple[int, ...]], own_colour: int, standing: int,
-                 areas: Areas) -> PlatformScore | None:
-    """The common case of :func:`score_platform` in few steps (default options: top-layer edges and
-    presence, optimal keep): when no colored-edge bonus links an area that may be dropped, the best
-    areas of each colour by symbols + 2 x tiles are the optimum (first in canonical order on ties,
-    as the general search).  Returns None when an edge bonus makes the choice a real search."""
-    info = areas.info
-    area_of = areas.area_of
-    by_colour: list[list[int]] = [[], [], [], [], []]
-    for k in sorted(info):  # canonical order
-        by_colour[info[k][0]].append(k)
-    own_limit = game.options["own_colour_areas"]
-    kept: set[int] = set()
-    ambiguous = []
-    for c in range(C.NUM_COLOURS):
-        b = by_colour[c]
-        limit = own_limit if c == own_colour else C.AREAS_KEPT_OTHER_COLOUR
-        if len(b) <= limit:
-            kept.update(b)
-        else:
-            ambiguous.append((b, limit))
-    pairs = []
-    if areas.edge_cells:
-        code_colour, code_edge, delta = game.code_colour, game.code_edge_target, game.delta
-        for cell in areas.edge_cells:
-            code = stacks[cell][-1]
-            y = cell + delta[code & 3]
-            nb = stacks.get(y)
-            if nb is not None and code_colour[nb[-1]] == code_edge[code]:
-                pairs.append((area_of[cell], area_of[y]))
-    if ambiguous:
-        if pairs:
-            return None
+                live.append((x, y))
+    key = gain if adj is None else adj.__getitem__
+    if not live:  # no link between undecided areas (the common case): the best of each colour
+        kept = set(fixed)
         for b, limit in ambiguous:
             if limit == 1:
-                kept.add(max(b, key=lambda a: info[a][2] + 2 * info[a][3]))  # the first of the best
+                kept.add(max(b, key=key))  # the first of the best
             else:
-                kept.update(sorted(b, key=lambda a: -(info[a][2] + 2 * info[a][3]))[:limit])
-    symbols = removed = mask = 0
-    for a, v in info.items():
-        if a in kept:
-            symbols += v[2]
-            mask |= 1 << v[0]
-        else:
-            removed += v[3]
-    res = PlatformScore.__new__(PlatformScore)
-    res.info, res.area_of, res.kept, res.standing = info, area_of, kept, standing
-    res.area_count = [len(b) for b in by_colour]
-    res.symbols, res.removed_tiles = symbols, removed
-    res.edges = sum(1 for x, y in pairs if x in kept and y in kept) if pairs else 0
-    res.missing = C.NUM_COLOURS - bin(mask).count("1")
-    return res
+                kept.update(sorted(b, key=lambda a: -key(a))[:limit])
+        return kept
+    assert adj is not None
+    linked = {a for pair in live for a in pair}
+    pruned = []
+    for b, limit in ambiguous:
+        free = sorted((a for a in b if a not in linked), key=lambda a: -adj[a])[:limit]
+        cand = [a for a in b if a in linked] + free
+        pruned.append(list(combinations(cand, limit)))
+
+    def pruned_value(kept_list: list[int]) -> int:
+        ks = set(kept_list)
+        return sum(adj[a] for a in ks) + C.POINTS_PER_EDGE_BONUS * sum(1 for x, y in live if x in ks and y in ks)
+
+    return _best_keep(fixed_list, pruned, pruned_value)
 
 
 # ---------------------------------------------------------------------------------------------
