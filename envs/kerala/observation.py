@@ -401,6 +401,6 @@ class KeralaObserver(Observer):
         ones.append(gb + G_PLAYERS + n - 2)
         out[ones] = 1.0
         out[gb + G_BAG] = len(state.bag) / 100.0
-        r = state.round / g.total_rounds
+        r = state.rounds_played / g.total_rounds
         out[gb + G_ROUND] = r if r < 1.0 else 1.0
         return out

@@ -59,7 +59,7 @@ def platform_lines(state: KeralaState, player: int) -> list[str]:
 def render_text(state: KeralaState) -> str:
     g = state.game
     n = g.num_players
-    head = (f"Kerala, {n} players: round {min(state.round + 1, g.total_rounds)}/{g.total_rounds}, "
+    head = (f"Kerala, {n} players: round {min(state.rounds_played + 1, g.total_rounds)}/{g.total_rounds}, "
             f"bag {len(state.bag)}, discarded {len(state.discards)}")
     out = [head]
     if state.is_terminal():
@@ -154,7 +154,7 @@ def render_rgb(state: KeralaState) -> np.ndarray:
         status = "game over - winner: " + ", ".join(f"P{p}" for p in state.winners())
     else:
         status = f"P{state.current_player} to decide: {C.PHASE_NAMES[state.phase]}"
-    draw.text((10, 8), f"Kerala  round {min(state.round + 1, g.total_rounds)}/{g.total_rounds}  "
+    draw.text((10, 8), f"Kerala  round {min(state.rounds_played + 1, g.total_rounds)}/{g.total_rounds}  "
                        f"bag {len(state.bag)}  {status}", fill=INK, font=f)
     draw.text((10, 34), "offer:", fill=INK, font=f)
     for i, t in enumerate(state.offer):

@@ -557,12 +557,12 @@ class KeralaState(State):
         self.bag: list[int] = []
         self.offer: list[int] = []
         self.discards: list[int] = []
-        self.removed: list[int] = []
+        self.setup_removed: list[int] = []
         self.unseen = list(game.type_count)  # per tile type: in the bag or removed at setup
-        self.round = 0
-        self.first_start = 0
+        self.rounds_played = 0
+        self.first_start_seat = 0
         self.start_seat = 0
-        self.turn = 0  # position of the current player in this round's turn order
+        self.turn_in_round = 0  # position of the current player in this round's turn order
         self.current_player = 0
         self.phase = C.PHASE_PICK
         self.move_tile_cell = -1  # MOVE_TILE_DST: source cell; MOVE_TILE_ROT: the moved stack's new cell
@@ -596,11 +596,11 @@ class KeralaState(State):
         own = [t for t in range(C.NUM_GAME_TILES) if game.tile_colour[t] in players]
         s.rng.shuffle(foreign)
         k = game.setup_removals
-        s.removed = sorted(foreign[:k])
+        s.setup_removed = sorted(foreign[:k])
         s.bag = sorted(own + foreign[k:])
         if game.options["first_start_player"] == "random":
-            s.first_start = s.rng.randbelow(game.num_players)
-        s.start_seat = s.current_player = s.first_start
+            s.first_start_seat = s.rng.randbelow(game.num_players)
+        s.start_seat = s.current_player = s.first_start_seat
         s._draw_offer()
         return s
 
@@ -608,9 +608,9 @@ class KeralaState(State):
     def from_position(cls, game: KeralaGame, seed: int = 0, *, platforms: list[dict] | None = None,
                       elephants: list[list[tuple[int, int]]] | None = None, passes: list[int] | None = None,
                       offer: list[int] | None = None, bag: list[int] | None = None,
-                      discards: list[int] | None = None, removed: list[int] | None = None,
-                      current_player: int = 0, start_seat: int | None = None, round: int = 0,
-                      first_start: int = 0, phase: int = C.PHASE_PICK,
+                      discards: list[int] | None = None, setup_removed: list[int] | None = None,
+                      current_player: int = 0, start_seat: int | None = None, rounds_played: int = 0,
+                      first_start_seat: int = 0, phase: int = C.PHASE_PICK,
                       move_tile_cell: tuple[int, int] | None = None, **fields: Any) -> KeralaState:
         """A hand-made position for tests and analysis.
 
@@ -638,15 +638,15 @@ class KeralaState(State):
         s.passes = list(passes) if passes is not None else [0] * n
         s.offer = list(offer or [])
         s.discards = list(discards or [])
-        s.removed = list(removed or [])
+        s.setup_removed = list(setup_removed or [])
         used = {code >> 2 for st in s.platforms for stack in st.values() for code in stack}
-        used.update(s.offer, s.discards, s.removed)
+        used.update(s.offer, s.discards, s.setup_removed)
         s.bag = list(bag) if bag is not None else [t for t in range(C.NUM_GAME_TILES) if t not in used]
         s.current_player = current_player
-        s.first_start = first_start
+        s.first_start_seat = first_start_seat
         s.start_seat = current_player if start_seat is None else start_seat
-        s.turn = (current_player - s.start_seat) % n
-        s.round = round
+        s.turn_in_round = (current_player - s.start_seat) % n
+        s.rounds_played = rounds_played
         s.phase = phase
         s.move_tile_cell = game.cell_of(*move_tile_cell) if move_tile_cell is not None else -1
         if phase == C.PHASE_END:
@@ -667,7 +667,7 @@ class KeralaState(State):
         self.unseen = [0] * C.NUM_TILE_TYPES
         for t in self.bag:
             self.unseen[g.tile_type[t]] += 1
-        for t in self.removed:
+        for t in self.setup_removed:
             self.unseen[g.tile_type[t]] += 1
         self._clear_caches()
 
@@ -692,13 +692,13 @@ class KeralaState(State):
         s = self.clone()
         players = set(self.game.player_colours)
         colour = self.game.tile_colour
-        pool = sorted(self.bag + self.removed)  # sorted: the sample must not depend on the hidden order or split
+        pool = sorted(self.bag + self.setup_removed)  # sorted: the sample must not depend on the hidden order or split
         own = [t for t in pool if colour[t] in players]
         other = [t for t in pool if colour[t] not in players]
         r.shuffle(other)
         k = len(self.bag) - len(own)
         s.bag = own + other[:k]
-        s.removed = other[k:]
+        s.setup_removed = other[k:]
         r.shuffle(s.bag)
         s.rng = Rng(r.next64())
         return s
@@ -1006,24 +1006,24 @@ class KeralaState(State):
         self.phase = C.PHASE_PICK
         self.move_tile_cell = -1
         self._pairs = self._sources = None
-        self.turn += 1
+        self.turn_in_round += 1
         while True:
-            if self.turn >= n:
+            if self.turn_in_round >= n:
                 self._end_round()
                 if self.phase == C.PHASE_END:
                     return
             if self.offer:
-                self.current_player = (self.start_seat + self.turn) % n
+                self.current_player = (self.start_seat + self.turn_in_round) % n
                 return
-            self.turn += 1  # A-15: an empty offer (short bag) means no turn for this player
+            self.turn_in_round += 1  # A-15: an empty offer (short bag) means no turn for this player
 
     def _end_round(self) -> None:
         """Leftovers leave the game, the bag passes left; the game ends once the bag is empty (§4, §8)."""
         self.discards.extend(self.offer)
         self.offer = []
-        self.round += 1
+        self.rounds_played += 1
         self.start_seat = (self.start_seat + 1) % self.game.num_players
-        self.turn = 0
+        self.turn_in_round = 0
         if not self.bag:
             self.phase = C.PHASE_END
             self.current_player = -1
@@ -1109,12 +1109,12 @@ class KeralaState(State):
                         bad("only colored-edge tiles have an orientation")
             if start_here != 1:
                 bad(f"player {p} must hold its start tile exactly once")
-        for pile in (self.bag, self.offer, self.discards, self.removed):
+        for pile in (self.bag, self.offer, self.discards, self.setup_removed):
             seen.extend(pile)
         if sorted(seen) != list(range(C.NUM_GAME_TILES)):
             bad("tiles are not conserved (each of the 100 tiles must be in exactly one place)")
         players = set(g.player_colours)
-        if any(g.tile_colour[t] in players for t in self.removed):
+        if any(g.tile_colour[t] in players for t in self.setup_removed):
             bad("setup removals may only hold tiles of colours nobody plays")
         for p in range(n):
             occ = self.platforms[p]
@@ -1125,14 +1125,14 @@ class KeralaState(State):
                 bad(f"an elephant of player {p} is not on a tile")
             if a == b and len(occ) > 1:
                 bad(f"the elephants of player {p} share a tile after the first placement")
-        drawn = C.NUM_GAME_TILES - len(self.bag) - len(self.removed)
-        if not 0 <= self.round <= drawn:  # every round drew at least one tile
+        drawn = C.NUM_GAME_TILES - len(self.bag) - len(self.setup_removed)
+        if not 0 <= self.rounds_played <= drawn:  # every round drew at least one tile
             bad("round out of range")
         if self.phase == C.PHASE_END:
             if self.current_player != -1 or self.offer or self.bag:
                 bad("a finished game has no current player, offer or bag")
             return
-        if self.current_player != (self.start_seat + self.turn) % n or self.turn >= n:
+        if self.current_player != (self.start_seat + self.turn_in_round) % n or self.turn_in_round >= n:
             bad("current player does not follow the turn order")
         if self.phase == C.PHASE_PICK and not self.offer:
             bad("a pick decision needs a non-empty offer")
@@ -1297,14 +1297,14 @@ SCHEMA = StateSchema("kerala", [
     IntList("bag", None, 0, LAST_TILE, max_length=C.NUM_GAME_TILES, doc="tile ids still to be drawn"),
     _Offer("offer", None, 0, LAST_TILE, max_length=_players, doc="this round's offer, in canonical order"),
     IntList("discards", None, 0, LAST_TILE, max_length=C.NUM_GAME_TILES, doc="tiles that left the game unplayed"),
-    IntList("removed", None, 0, LAST_TILE, max_length=C.NUM_GAME_TILES,
-            doc="tiles removed at setup (colours nobody plays; hidden)"),
+    IntList("setup_removed", None, 0, LAST_TILE, max_length=C.NUM_GAME_TILES,
+            aliases=("removed",), doc="tiles removed at setup (colours nobody plays; hidden)"),
     # (in the order __init__ sets the attributes: clones then share the instance dict's key layout)
     Cache("unseen", copy=list.copy, doc="per tile type: tiles in the bag or removed at setup (refresh)"),
-    Int("round", 0, C.NUM_GAME_TILES, doc="rounds played"),
-    Int("first_start", 0, _last_seat, doc="the start player of the first round"),
+    Int("rounds_played", 0, C.NUM_GAME_TILES, aliases=("round",), doc="rounds completed"),
+    Int("first_start_seat", 0, _last_seat, aliases=("first_start",), doc="the start player of the first round"),
     Int("start_seat", 0, _last_seat, doc="this round's start player"),
-    Int("turn", 0, _players, doc="the current player's place in this round's turn order"),
+    Int("turn_in_round", 0, _players, aliases=("turn",), doc="the current player's place in this round's turn order"),
     Int("current_player", -1, _last_seat, doc="who decides; -1 at the end"),
     Int("phase", 0, C.PHASE_END, doc="the decision asked (PHASE_PICK..PHASE_END)"),
     _OptionalCell("move_tile_cell", aliases=("pending",),

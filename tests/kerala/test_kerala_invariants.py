@@ -14,7 +14,7 @@ GAMES = 300
 def _check_position(state: KeralaState) -> None:
     g = state.game
     # conservation: every game tile in exactly one place, start tiles on their own platforms
-    tiles = list(state.bag) + state.offer + state.discards + state.removed
+    tiles = list(state.bag) + state.offer + state.discards + state.setup_removed
     for p in range(g.num_players):
         codes = [c for st in state.platforms[p].values() for c in st]
         tiles.extend(c >> 2 for c in codes if c >> 2 < 100)
@@ -125,9 +125,9 @@ def test_observation_ignores_bag_order_and_removed_tiles(kit):
     kit.play_random(s, np.random.default_rng(4), steps=25)
     for seed in range(5):
         d = s.determinize(0, seed)
-        assert sorted(d.bag + d.removed) == sorted(s.bag + s.removed)
+        assert sorted(d.bag + d.setup_removed) == sorted(s.bag + s.setup_removed)
         assert len(d.bag) == len(s.bag)
-        assert all(game.tile_colour[t] not in game.player_colours for t in d.removed)
+        assert all(game.tile_colour[t] not in game.player_colours for t in d.setup_removed)
         for p in range(2):
             assert np.array_equal(d.observe(p), s.observe(p))
         assert np.array_equal(d.legal_mask(), s.legal_mask())
@@ -135,7 +135,7 @@ def test_observation_ignores_bag_order_and_removed_tiles(kit):
     futures = set()
     for seed in range(6):
         d = s.determinize(1, np.random.default_rng(seed))
-        while d.round == s.round:
+        while d.rounds_played == s.rounds_played:
             d.apply(d.legal_actions()[0])
         futures.add(tuple(d.offer))
     assert len(futures) > 1
@@ -234,4 +234,4 @@ def test_invalidate_after_hand_edits(kit):
     s.validate()
     sym = game.tile_symbols[tile]
     assert s.scores()[0] in (before + sym + 5, before + sym)  # a new colour (+5 back) or the own colour
-    assert sum(s.unseen) == len(s.bag) + len(s.removed)
+    assert sum(s.unseen) == len(s.bag) + len(s.setup_removed)

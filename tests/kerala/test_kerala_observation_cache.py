@@ -96,13 +96,13 @@ def reference_observation(state: KeralaState, player: int) -> np.ndarray:
         if g.tile_second[t] >= 0:
             offer[slot, 13 + g.tile_second[t]] = 1.0
     unseen = np.zeros(C.NUM_TILE_TYPES)
-    for t in state.bag + state.removed:
+    for t in state.bag + state.setup_removed:
         unseen[g.tile_type[t]] += 1
     out[lay["unseen"]] = unseen / 8.0
     out[lay["colours_in_play"]][list(g.player_colours)] = 1.0
     gl = out[lay["globals"]]
     gl[0] = len(state.bag) / 100.0
-    gl[1] = min(state.round / g.total_rounds, 1.0)
+    gl[1] = min(state.rounds_played / g.total_rounds, 1.0)
     gl[2 + (state.start_seat - player) % n] = 1.0
     gl[7 + (player - state.start_seat) % n] = 1.0
     if state.current_player >= 0:
