@@ -83,6 +83,7 @@ import numpy as np
 
 from ..core.observation import Changes, ObservationSpec, Observer, details_since
 from . import components as C
+from . import queries as Q
 
 if TYPE_CHECKING:
     from .state import KeralaGame, KeralaState, PlatformScore
@@ -239,11 +240,10 @@ class KeralaObserver(Observer):
                     enc = self._patch_planes(state, player, score, base, dirty)
         if enc is None:
             enc = self._build_planes(state, player, score)
-        els = state.elephants[player]
+        els = Q.elephant_cells(state, player)
         self._base[player] = (ptok, enc, score, els)  # elephant lists are replaced, never edited, on a move
-        stacks = state.platforms[player]
-        feats = np.asarray(self.player_features(state, player, len(stacks), sum(map(len, stacks.values())), score),
-                           dtype=np.float32)
+        feats = np.asarray(self.player_features(state, player, len(Q.platform(state, player)),
+                                                Q.tiles_on_platform(state, player), score), dtype=np.float32)
         flat = enc.reshape(-1)
         self._block[player] = (ptok, stok, flat, feats)
         return flat, feats
@@ -251,7 +251,7 @@ class KeralaObserver(Observer):
     def _build_planes(self, state: KeralaState, player: int, score: PlatformScore | None) -> np.ndarray:
         """The planes of a platform from scratch (``score``: the §9 choice, with derived features)."""
         g = state.game
-        stacks = state.platforms[player]
+        stacks = Q.platform(state, player)
         enc = np.zeros((self.planes, g.num_cells), dtype=np.float32)
         keys = list(stacks)
         cells = self.p2c[keys]
@@ -259,10 +259,10 @@ class KeralaObserver(Observer):
         enc[:STATIC_PLANES, cells] = self.features_t[:, tops]
         enc[17, cells] = self.height_value[[len(st) for st in stacks.values()]]
         p2c = g.pad_to_cell
-        els = state.elephants[player]
+        els = Q.elephant_cells(state, player)
         enc[18, p2c[els[0]]] = 1.0
         enc[18, p2c[els[1]]] = 1.0
-        enc[19] = enc[g.player_colours[player]]
+        enc[19] = enc[Q.colour(state, player)]
         if score is not None:
             area_of = score.area_of
             kept = score.kept
@@ -284,8 +284,8 @@ class KeralaObserver(Observer):
         _tok, old_enc, old_sc, old_els = base
         enc = old_enc.copy()
         p2c = g.pad_to_cell
-        stacks = state.platforms[player]
-        own = g.player_colours[player]
+        stacks = Q.platform(state, player)
+        own = Q.colour(state, player)
         code_colour = g.code_colour
         cell_idx, cell_idx_top, code_vals = self.cell_idx, self.cell_idx_top, self.code_vals
         height_list = self.height_list
@@ -304,7 +304,7 @@ class KeralaObserver(Observer):
                 idx += cell_idx_top[c]
                 vals += code_vals[code]
                 vals += (height_list[len(st)], 0.0, 1.0 if code_colour[code] == own else 0.0)
-        els = state.elephants[player]
+        els = Q.elephant_cells(state, player)
         if els != old_els or dirty:  # rewritten cells lost their elephant mark
             base18 = 18 * gsize
             idx += (base18 + p2c[old_els[0]], base18 + p2c[old_els[1]], base18 + p2c[els[0]], base18 + p2c[els[1]])
@@ -336,10 +336,9 @@ class KeralaObserver(Observer):
     def player_features(state: KeralaState, player: int, positions: int, tiles: int,
                         sc: PlatformScore | None = None) -> list[float]:
         """The ``player_i`` block: 9 features, 19 when ``sc`` (the §9 choice) is given."""
-        g = state.game
         feats = [0.0] * (PLAYER_FEATURES_BASE if sc is None else PLAYER_FEATURES_DERIVED)
-        feats[g.player_colours[player]] = 1.0
-        feats[5] = state.passes[player] / 2.0
+        feats[Q.colour(state, player)] = 1.0
+        feats[5] = Q.passes_used(state, player) / 2.0
         feats[6] = state.standing(player) / 2.0
         feats[7] = positions / 41.0 if positions < 41 else 1.0
         feats[8] = tiles / 41.0 if tiles < 41 else 1.0
@@ -387,8 +386,9 @@ class KeralaObserver(Observer):
             ones = [base + c for c in state.decision_cells()]
         else:
             ones = []
-        if state.move_tile_cell >= 0:
-            ones.append(self.move_tile_plane + g.pad_to_cell[state.move_tile_cell])
+        chosen = Q.move_tile_cell(state)
+        if chosen >= 0:
+            ones.append(self.move_tile_plane + Q.window_cell(g, chosen))
         offer_ones = self.offer_ones
         for slot, t in enumerate(state.offer):
             ones += offer_ones[slot][t]
@@ -400,7 +400,7 @@ class KeralaObserver(Observer):
             ones.append(gb + G_PHASE + state.phase)
         ones.append(gb + G_PLAYERS + n - 2)
         out[ones] = 1.0
-        out[gb + G_BAG] = len(state.bag) / 100.0
+        out[gb + G_BAG] = Q.bag_size(state) / 100.0
         r = state.rounds_played / g.total_rounds
         out[gb + G_ROUND] = r if r < 1.0 else 1.0
         return out
