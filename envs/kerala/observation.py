@@ -101,6 +101,10 @@ GLOBAL_FEATURES = 26
 STATIC_PLANES = 17  # planes 0-16 depend on the top tile alone
 # features of the globals block
 G_BAG, G_ROUND, G_START_SEAT, G_ORDER, G_ACTING, G_PHASE, G_PLAYERS = 0, 1, 2, 7, 12, 17, 22
+#: tiles in an area where the area-size plane saturates (it holds tiles * 0.1, at most 1)
+AREA_TILES_FULL = 10
+#: positions or tiles on a platform where the player features saturate (they hold count / 41, at most 1)
+PLATFORM_COUNT_FULL = 41
 MAX_DIRTY = 8  # more changed cells than this since the cached planes: rebuild them instead of patching
 
 
@@ -269,7 +273,7 @@ class KeralaObserver(Observer):
             info = score.info
             ai = [area_of[x] for x in keys]
             enc[PLANE_KEPT, cells] = [1.0 if a in kept else 0.0 for a in ai]
-            enc[PLANE_AREA, cells] = [info[a][3] * 0.1 if info[a][3] < 10 else 1.0 for a in ai]
+            enc[PLANE_AREA, cells] = [info[a][3] * 0.1 if info[a][3] < AREA_TILES_FULL else 1.0 for a in ai]
         return enc
 
     def _patch_planes(self, state: KeralaState, player: int, score: PlatformScore | None, base: tuple,
@@ -322,7 +326,7 @@ class KeralaObserver(Observer):
                     continue
                 t = v[3]
                 kv = 1.0 if is_kept else 0.0
-                sv = t * 0.1 if t < 10 else 1.0
+                sv = t * 0.1 if t < AREA_TILES_FULL else 1.0
                 for x in cells:
                     c = p2c[x]
                     idx += (base_kept + c, base_area + c)
@@ -340,8 +344,8 @@ class KeralaObserver(Observer):
         feats[Q.colour(state, player)] = 1.0
         feats[5] = Q.passes_used(state, player) / 2.0
         feats[6] = state.standing(player) / 2.0
-        feats[7] = positions / 41.0 if positions < 41 else 1.0
-        feats[8] = tiles / 41.0 if tiles < 41 else 1.0
+        feats[7] = positions / PLATFORM_COUNT_FULL if positions < PLATFORM_COUNT_FULL else 1.0
+        feats[8] = tiles / PLATFORM_COUNT_FULL if tiles < PLATFORM_COUNT_FULL else 1.0
         if sc is not None:
             for c in range(C.NUM_COLOURS):
                 feats[9 + c] = min(sc.area_count[c] / 5.0, 1.0)

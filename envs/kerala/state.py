@@ -51,6 +51,9 @@ from ..core.rng import Rng, as_rng
 from . import components as C
 from .actions import PICK_IDS, ActionCodec
 
+#: more cells changed than this since a platform's areas were built: build them anew instead of updating
+AREA_UPDATE_MAX_CELLS = 8
+
 # ---------------------------------------------------------------------------------------------
 # Game: the static facts of one configuration
 # ---------------------------------------------------------------------------------------------
@@ -952,7 +955,8 @@ class KeralaState(State):
         self.elephants[p] = [q, other] if q < other else [other, q]
         self._platform_changed(p, (q,))
         kind = g.tile_kind[tile]
-        if kind == C.KIND_MOVE_ELEPHANT and len(st) > 2:  # §6.1 (lapses when no tile is free)
+        # §6.1, lapses when no tile is free: one is once the platform has more stacks than elephants
+        if kind == C.KIND_MOVE_ELEPHANT and len(st) > C.ELEPHANTS_PER_PLAYER:
             self.phase = C.PHASE_MOVE_ELEPHANT
         elif kind == C.KIND_MOVE_TILE and self.move_tile_sources():  # §6.2 (lapses without a legal move)
             self.phase = C.PHASE_MOVE_TILE_SRC
@@ -1044,7 +1048,7 @@ class KeralaState(State):
         """The areas of a platform (cached; after a few changed cells only their surroundings are refilled)."""
         ar = self._areas[player]
         dirty = self._area_dirty[player]
-        if ar is None or len(dirty) > 8:
+        if ar is None or len(dirty) > AREA_UPDATE_MAX_CELLS:
             ar = build_areas(self.game, self.platforms[player])
         elif dirty:
             ar = update_areas(self.game, ar, self.platforms[player], set(dirty))
@@ -1096,7 +1100,7 @@ class KeralaState(State):
             start_here = 0
             for stack in self.platforms[p].values():
                 for code in stack:
-                    if not 0 <= code < (C.START_TILE_BASE + C.NUM_COLOURS) * 4:
+                    if not 0 <= code < C.NUM_TILE_CODES:
                         bad(f"tile code {code} out of range")
                     t = code >> 2
                     if t >= C.START_TILE_BASE:
@@ -1161,8 +1165,6 @@ class KeralaState(State):
 # The state's fields (clone, JSON save/load and their checks follow from this declaration)
 # ---------------------------------------------------------------------------------------------
 
-#: tile codes: ``tile_id * 4 + orientation`` for the 100 game tiles and the 5 start tiles
-NUM_TILE_CODES = (C.START_TILE_BASE + C.NUM_COLOURS) * 4
 LAST_TILE = C.NUM_GAME_TILES - 1
 #: a board position as saved: [row, col] relative to the start tile
 POSITION_PARTS = 2
@@ -1217,9 +1219,9 @@ class _Platforms(Custom):
                 if cell in st:
                     raise FieldError(f"[{p}] holds two stacks at {entry[:POSITION_PARTS]}")
                 if not isinstance(codes, list) or not codes or not all(
-                        is_int(x) and 0 <= x < NUM_TILE_CODES for x in codes):
+                        is_int(x) and 0 <= x < C.NUM_TILE_CODES for x in codes):
                     raise FieldError(f"[{p}] stack at {entry[:POSITION_PARTS]} must be a non-empty list of tile "
-                                     f"codes in [0, {NUM_TILE_CODES - 1}], got {codes!r:.60}")
+                                     f"codes in [0, {C.NUM_TILE_CODES - 1}], got {codes!r:.60}")
                 st[cell] = tuple(codes)
             out.append(st)
         return out

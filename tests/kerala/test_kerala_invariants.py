@@ -221,8 +221,8 @@ def test_observation_matches_engine(kit, derived):
             assert set(np.flatnonzero(legal_plane)) == set(s._legal_cells)
 
 
-def test_invalidate_after_hand_edits(kit):
-    """Tests and tools may edit public fields; invalidate() recomputes every derived value."""
+def test_refresh_after_hand_edits(kit):
+    """Tests and tools may edit public fields; refresh() recomputes every derived value."""
     game = kit.Game(2)
     s = game.new_state(1)
     before = s.scores()[0]

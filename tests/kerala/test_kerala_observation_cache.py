@@ -203,8 +203,8 @@ def test_clone_keeps_its_own_caches(derived):
 
 
 @pytest.mark.parametrize("derived", [False, True])
-def test_hand_edit_then_invalidate_rebuilds_observation(kit, derived):
-    """After a test edits a platform by hand, invalidate() drops every carried cache."""
+def test_hand_edit_then_refresh_rebuilds_observation(kit, derived):
+    """After a test edits a platform by hand, refresh() drops every carried cache."""
     game = kit.Game(2, derived_features=derived)
     s = game.new_state(1)
     s.observe(0)
