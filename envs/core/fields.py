@@ -24,7 +24,9 @@ and sets ``schema = SCHEMA`` on its State class.  From that one declaration:
 
 Bounds and lengths are numbers or functions of the :class:`Game` (for sizes that depend on
 the player count or the options).  Fields that are not plain ints, bools or (nested) int
-lists use :class:`Custom` with their own copy, dump and load functions.  :class:`Cache`
+lists use :class:`Custom` with their own copy, dump and load functions; a field whose saved
+form depends on the configuration (Kerala saves grid cells as board positions) overrides
+:meth:`Field.dump_for`, which receives the game, and ``check``, which does too.  :class:`Cache`
 fields are derived data (recomputed by ``refresh()``): they are never saved, and a clone
 either shares them (immutable caches) or starts without them.
 """
