@@ -622,7 +622,9 @@ class KeralaState(State):
         player's colour has id ``100 + colour`` (default: only the start tile at (0, 0)).
         ``elephants[p]`` holds two positions (default: both on (0, 0)).  ``None`` in either list
         means the default for that player.  Tiles named
-        nowhere go into the bag unless ``bag`` is given.  The result is validated.
+        nowhere go into the bag unless ``bag`` is given.  ``seed`` starts the chance stream; any
+        other field of :data:`SCHEMA` may be given by name, as stored (unknown names are refused).
+        The result is refreshed and validated.
         """
         n = game.num_players
         s = cls(game)
