@@ -11,21 +11,10 @@ from meeplezoo.envs.template.state import TemplateGame, TemplateState
 from meeplezoo.registry import GAMES, discover
 from meeplezoo.testing import CHECKS, check_game
 
-#: games whose state is not yet declared in a StateSchema (the port is under way): every other check
-#: must pass, the schema check is expected to fail until then (strict: a finished port must say so here)
-SCHEMA_PENDING = {"kerala"}
-
 
 @pytest.mark.parametrize("name", meeplezoo.list_envs(include_examples=True))
 def test_every_registered_game_passes_check_game(name):
-    checks = [c for c in CHECKS if not (name in SCHEMA_PENDING and c == "schema")]
-    assert check_game(name, checks=checks) == checks
-
-
-@pytest.mark.parametrize("name", sorted(SCHEMA_PENDING))
-def test_schema_check_is_pending(name):
-    with pytest.raises(AssertionError, match="declares no schema"):
-        check_game(name, checks=["schema"])
+    assert check_game(name) == list(CHECKS)
 
 
 def test_check_game_takes_a_class_an_entry_module_or_a_game_object():

@@ -114,13 +114,13 @@ def _perturb_kerala(s, observer: int, rng: random.Random):
     t = s.clone()
     players = set(t.game.player_colours)
     colour = t.game.tile_colour
-    pool = t.bag + t.removed
+    pool = t.bag + t.setup_removed
     own = [x for x in pool if colour[x] in players]
     other = [x for x in pool if colour[x] not in players]
     rng.shuffle(other)
     k = len(t.bag) - len(own)
     t.bag = own + other[:k]
-    t.removed = other[k:]
+    t.setup_removed = other[k:]
     rng.shuffle(t.bag)
     t.rng = Rng(rng.randrange(2**64))
     return t

@@ -27,6 +27,7 @@ import numpy as np
 
 from meeplezoo.agents.base import Agent
 from meeplezoo.envs.kerala import components as C
+from meeplezoo.envs.kerala import queries as Q
 from meeplezoo.envs.kerala.actions import PICK_IDS
 from meeplezoo.envs.kerala.state import KeralaState, score_platform
 
@@ -60,21 +61,13 @@ class KeralaHeuristic(Agent):
     @staticmethod
     def _value(state: KeralaState, player: int, stacks: dict[int, tuple[int, ...]], standing: int) -> float:
         g = state.game
-        total = score_platform(g, stacks, g.player_colours[player], standing).total
+        total = score_platform(g, stacks, Q.colour(state, player), standing).total
         # open edges: an edge tile on top whose edge faces an empty cell may still score
-        delta = g.delta
-        edge = g.code_edge_target
-        open_edges = 0
-        for cell, st in stacks.items():
-            code = st[-1]
-            if edge[code] >= 0 and cell + delta[code & 3] not in stacks:
-                open_edges += 1
-        return total + OPEN_EDGE_BONUS * open_edges
+        return total + OPEN_EDGE_BONUS * Q.open_edges(g, stacks)
 
     @staticmethod
     def _freedom(state: KeralaState, stacks: dict[int, tuple[int, ...]], cells: tuple[int, int]) -> int:
-        delta = state.game.delta
-        return len({c + d for c in cells for d in delta if c + d not in stacks})
+        return len(Q.free_cells_around(state.game, stacks, cells))
 
     # -- decisions -----------------------------------------------------------------------------------
     def act(self, observation: np.ndarray, action_mask: np.ndarray, *, state: Any = None) -> int:
@@ -94,9 +87,9 @@ class KeralaHeuristic(Agent):
 
     def _pick(self, state: KeralaState, legal: np.ndarray) -> int:
         p = state.current_player
-        stacks = state.stacks[p]
+        stacks = Q.platform(state, p)
         standing = state.standing(p)
-        els = state.elephants[p]
+        els = Q.elephant_cells(state, p)
         best, best_a = -1e9, int(legal[0])
         pass_action = None
         cache: dict[tuple[int, int, int, int], float] = {}
@@ -120,16 +113,16 @@ class KeralaHeuristic(Agent):
         """The value of pick-and-place action ``a`` (tiles of one type on one cell and rotation share it)."""
         g = state.game
         slot, e, d, o = a >> 5, (a >> 4) & 1, (a >> 2) & 3, a & 3
-        tile = state.offer[slot]
-        q = els[e] + g.delta[d]
-        key = (g.tile_type[tile], q, o, e)
+        tile = Q.offer_tile(state, slot)
+        q = Q.step(g, els[e], d)
+        key = (Q.tile_type(g, tile), q, o, e)
         v = cache.get(key)
         if v is None:
             trial = dict(stacks)
             trial[q] = trial.get(q, ()) + (tile * 4 + o,)
             moved = (q, els[1 - e])
             v = self._value(state, p, trial, standing) + FREEDOM_WEIGHT * self._freedom(state, trial, moved)
-            v += COMPACT_WEIGHT * sum(1 for step in g.delta if q + step in stacks)
+            v += COMPACT_WEIGHT * Q.occupied_neighbours(g, stacks, q)
             cache[key] = v
         return v
 
@@ -143,9 +136,9 @@ class KeralaHeuristic(Agent):
         if state.phase != C.PHASE_PICK:
             return None
         p = state.current_player
-        stacks = state.stacks[p]
+        stacks = Q.platform(state, p)
         standing = state.standing(p)
-        els = state.elephants[p]
+        els = Q.elephant_cells(state, p)
         cache: dict[tuple[int, int, int, int], float] = {}
         out = []
         v_pass = None
@@ -163,8 +156,8 @@ class KeralaHeuristic(Agent):
     def _move_elephant(self, state: KeralaState, legal: np.ndarray) -> int:
         g = state.game
         p = state.current_player
-        stacks = state.stacks[p]
-        els = state.elephants[p]
+        stacks = Q.platform(state, p)
+        els = Q.elephant_cells(state, p)
         codec = g.codec
         best = self._freedom(state, stacks, tuple(els))
         best_a = codec.skip
@@ -172,7 +165,7 @@ class KeralaHeuristic(Agent):
             if a == codec.skip:
                 continue
             e, cell = divmod(a - codec.move_elephant_base, g.num_cells)
-            moved = (g.cell_to_pad[cell], els[1 - e])
+            moved = (Q.padded_cell(g, cell), els[1 - e])
             f = self._freedom(state, stacks, moved) + 1e-6 * self.rng.random()
             if f > best:
                 best, best_a = f, a
@@ -181,39 +174,39 @@ class KeralaHeuristic(Agent):
     def _move_tile(self, state: KeralaState, legal: np.ndarray) -> int:
         g = state.game
         p = state.current_player
-        stacks = state.stacks[p]
+        stacks = Q.platform(state, p)
         standing = state.standing(p)
         codec = g.codec
         pairs = state.move_tile_pairs()
         base = self._value(state, p, stacks, standing)
         best, best_pair = base + 0.5, None  # move only for a real gain
-        sources = [state.pending] if state.phase == C.PHASE_MOVE_TILE_DST else list(pairs)
+        sources = [Q.move_tile_cell(state)] if state.phase == C.PHASE_MOVE_TILE_DST else list(pairs)
         for s in sources:
             for q in pairs[s]:
                 trial = dict(stacks)
                 stack = trial.pop(s)
                 trial[q] = stack
                 v = self._value(state, p, trial, standing)
-                if g.code_edge_target[stack[-1]] >= 0 and g.options["move_tile_may_rotate"]:
+                if Q.is_edge(g, stack[-1]) and g.options["move_tile_may_rotate"]:
                     v = max(v, max(self._value(state, p, _turned(trial, q, o, g), standing) for o in range(4)))
                 if v > best:
                     best, best_pair = v, (s, q)
         if state.phase == C.PHASE_MOVE_TILE_SRC:
             if best_pair is None:
                 return int(codec.skip)
-            return int(codec.move_tile_src(g.pad_to_cell[best_pair[0]]))
+            return int(codec.move_tile_src(Q.window_cell(g, best_pair[0])))
         if best_pair is None:  # committed to this source: the least harmful destination
-            q = max(pairs[state.pending], key=lambda q: self._value(
-                state, p, {**{k: v for k, v in stacks.items() if k != state.pending}, q: stacks[state.pending]},
-                standing))
-            return int(codec.move_tile_dst(g.pad_to_cell[q]))
-        return int(codec.move_tile_dst(g.pad_to_cell[best_pair[1]]))
+            src = Q.move_tile_cell(state)
+            q = max(pairs[src], key=lambda q: self._value(
+                state, p, {**{k: v for k, v in stacks.items() if k != src}, q: stacks[src]}, standing))
+            return int(codec.move_tile_dst(Q.window_cell(g, q)))
+        return int(codec.move_tile_dst(Q.window_cell(g, best_pair[1])))
 
     def _rotate(self, state: KeralaState, legal: np.ndarray) -> int:
         g = state.game
         p = state.current_player
-        stacks = state.stacks[p]
-        q = state.pending
+        stacks = Q.platform(state, p)
+        q = Q.move_tile_cell(state)
         best_o = max(range(4), key=lambda o: self._value(state, p, _turned(stacks, q, o, g), state.standing(p)))
         return int(g.codec.move_tile_rot(best_o))
 
@@ -223,6 +216,5 @@ def _turned(stacks: dict[int, tuple[int, ...]], cell: int, orientation: int, gam
     trial = dict(stacks)
     stack = trial[cell]
     turn = (orientation - stack[-1]) & 3
-    edge = game.code_edge_target
-    trial[cell] = tuple((c & ~3) | ((c + turn) & 3) if edge[c] >= 0 else c for c in stack)
+    trial[cell] = tuple((c & ~3) | ((c + turn) & 3) if Q.is_edge(game, c) else c for c in stack)
     return trial

@@ -24,7 +24,9 @@ and sets ``schema = SCHEMA`` on its State class.  From that one declaration:
 
 Bounds and lengths are numbers or functions of the :class:`Game` (for sizes that depend on
 the player count or the options).  Fields that are not plain ints, bools or (nested) int
-lists use :class:`Custom` with their own copy, dump and load functions.  :class:`Cache`
+lists use :class:`Custom` with their own copy, dump and load functions; a field whose saved
+form depends on the configuration (Kerala saves grid cells as board positions) overrides
+:meth:`Field.dump_for`, which receives the game, and ``check``, which does too.  :class:`Cache`
 fields are derived data (recomputed by ``refresh()``): they are never saved, and a clone
 either shares them (immutable caches) or starts without them.
 """
@@ -80,6 +82,11 @@ class Field:
 
     def dump(self, value: Any) -> Any:
         return value
+
+    def dump_for(self, value: Any, game: Game) -> Any:
+        """``value`` as JSON in ``game``'s configuration (default :meth:`dump`); override it for data
+        whose saved form depends on the configuration, e.g. grid cells saved as board positions."""
+        return self.dump(value)
 
     def describe(self, game: Game | None = None) -> str:
         return type(self).__name__.lower()
@@ -328,7 +335,8 @@ class StateSchema:
     # -- JSON ------------------------------------------------------------------------
     def dump(self, state: Any) -> dict[str, Any]:
         """Every saved field as JSON-compatible data."""
-        return {f.name: f.dump(getattr(state, f.name)) for f in self.saved}
+        game = state.game
+        return {f.name: f.dump_for(getattr(state, f.name), game) for f in self.saved}
 
     def load_into(self, state: Any, data: Any, error: Callable[[str], Exception]) -> None:
         """Set every saved field of ``state`` from ``data`` (checked), caches to their reset value."""

@@ -62,6 +62,8 @@ TILES_PER_COLOUR = 20
 NUM_GAME_TILES = NUM_COLOURS * TILES_PER_COLOUR
 #: start tiles have ids NUM_GAME_TILES + colour
 START_TILE_BASE = NUM_GAME_TILES
+#: tile codes ``tile_id * 4 + orientation`` of the game tiles and the start tiles
+NUM_TILE_CODES = (START_TILE_BASE + NUM_COLOURS) * 4
 
 # -- setup ------------------------------------------------------------------------
 #: tiles removed at setup (random, only of colours nobody plays), by player count [R]

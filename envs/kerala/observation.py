@@ -83,6 +83,7 @@ import numpy as np
 
 from ..core.observation import Changes, ObservationSpec, Observer, details_since
 from . import components as C
+from . import queries as Q
 
 if TYPE_CHECKING:
     from .state import KeralaGame, KeralaState, PlatformScore
@@ -100,6 +101,10 @@ GLOBAL_FEATURES = 26
 STATIC_PLANES = 17  # planes 0-16 depend on the top tile alone
 # features of the globals block
 G_BAG, G_ROUND, G_START_SEAT, G_ORDER, G_ACTING, G_PHASE, G_PLAYERS = 0, 1, 2, 7, 12, 17, 22
+#: tiles in an area where the area-size plane saturates (it holds tiles * 0.1, at most 1)
+AREA_TILES_FULL = 10
+#: positions or tiles on a platform where the player features saturate (they hold count / 41, at most 1)
+PLATFORM_COUNT_FULL = 41
 MAX_DIRTY = 8  # more changed cells than this since the cached planes: rebuild them instead of patching
 
 
@@ -131,8 +136,8 @@ class KeralaObserver(Observer):
         derived = " (21: kept area, 22: area tiles / 10)" if planes == PLANES_DERIVED else ""
         for i in range(n):
             spec.add(f"platform_{i}", (planes, side, side), f"seat {i}'s platform (0: the observer), planes as in "
-                     "`platforms`")
-        spec.add("pending_cell", (side, side), "the stack chosen as move-tile source (or just moved)")
+                     "`platforms`", spatial=True)
+        spec.add("pending_cell", (side, side), "the stack chosen as move-tile source (or just moved)", spatial=True)
         feats = num_player_features(game)
         extra = ("; areas per colour / 5 (5), score parts: symbols / 60, edges / 10, removed / 40, missing "
                  "colours / 5, (total + 40) / 100" if feats == PLAYER_FEATURES_DERIVED else "")
@@ -159,7 +164,7 @@ class KeralaObserver(Observer):
         self.n = n
         self.derived = bool(game.options["derived_features"])
         self.planes = num_planes(game)
-        self.pending = lay["pending_cell"].start
+        self.move_tile_plane = lay["pending_cell"].start
         self.globals = lay["globals"].start
         self.legal_base = PLANE_LEGAL * game.num_cells
         self.p2c = np.asarray(game.pad_to_cell, dtype=np.intp)
@@ -239,11 +244,10 @@ class KeralaObserver(Observer):
                     enc = self._patch_planes(state, player, score, base, dirty)
         if enc is None:
             enc = self._build_planes(state, player, score)
-        els = state.elephants[player]
+        els = Q.elephant_cells(state, player)
         self._base[player] = (ptok, enc, score, els)  # elephant lists are replaced, never edited, on a move
-        stacks = state.stacks[player]
-        feats = np.asarray(self.player_features(state, player, len(stacks), sum(map(len, stacks.values())), score),
-                           dtype=np.float32)
+        feats = np.asarray(self.player_features(state, player, len(Q.platform(state, player)),
+                                                Q.tiles_on_platform(state, player), score), dtype=np.float32)
         flat = enc.reshape(-1)
         self._block[player] = (ptok, stok, flat, feats)
         return flat, feats
@@ -251,7 +255,7 @@ class KeralaObserver(Observer):
     def _build_planes(self, state: KeralaState, player: int, score: PlatformScore | None) -> np.ndarray:
         """The planes of a platform from scratch (``score``: the §9 choice, with derived features)."""
         g = state.game
-        stacks = state.stacks[player]
+        stacks = Q.platform(state, player)
         enc = np.zeros((self.planes, g.num_cells), dtype=np.float32)
         keys = list(stacks)
         cells = self.p2c[keys]
@@ -259,17 +263,17 @@ class KeralaObserver(Observer):
         enc[:STATIC_PLANES, cells] = self.features_t[:, tops]
         enc[17, cells] = self.height_value[[len(st) for st in stacks.values()]]
         p2c = g.pad_to_cell
-        els = state.elephants[player]
+        els = Q.elephant_cells(state, player)
         enc[18, p2c[els[0]]] = 1.0
         enc[18, p2c[els[1]]] = 1.0
-        enc[19] = enc[g.player_colours[player]]
+        enc[19] = enc[Q.colour(state, player)]
         if score is not None:
             area_of = score.area_of
             kept = score.kept
             info = score.info
             ai = [area_of[x] for x in keys]
             enc[PLANE_KEPT, cells] = [1.0 if a in kept else 0.0 for a in ai]
-            enc[PLANE_AREA, cells] = [info[a][3] * 0.1 if info[a][3] < 10 else 1.0 for a in ai]
+            enc[PLANE_AREA, cells] = [info[a][3] * 0.1 if info[a][3] < AREA_TILES_FULL else 1.0 for a in ai]
         return enc
 
     def _patch_planes(self, state: KeralaState, player: int, score: PlatformScore | None, base: tuple,
@@ -284,8 +288,8 @@ class KeralaObserver(Observer):
         _tok, old_enc, old_sc, old_els = base
         enc = old_enc.copy()
         p2c = g.pad_to_cell
-        stacks = state.stacks[player]
-        own = g.player_colours[player]
+        stacks = Q.platform(state, player)
+        own = Q.colour(state, player)
         code_colour = g.code_colour
         cell_idx, cell_idx_top, code_vals = self.cell_idx, self.cell_idx_top, self.code_vals
         height_list = self.height_list
@@ -304,7 +308,7 @@ class KeralaObserver(Observer):
                 idx += cell_idx_top[c]
                 vals += code_vals[code]
                 vals += (height_list[len(st)], 0.0, 1.0 if code_colour[code] == own else 0.0)
-        els = state.elephants[player]
+        els = Q.elephant_cells(state, player)
         if els != old_els or dirty:  # rewritten cells lost their elephant mark
             base18 = 18 * gsize
             idx += (base18 + p2c[old_els[0]], base18 + p2c[old_els[1]], base18 + p2c[els[0]], base18 + p2c[els[1]])
@@ -322,7 +326,7 @@ class KeralaObserver(Observer):
                     continue
                 t = v[3]
                 kv = 1.0 if is_kept else 0.0
-                sv = t * 0.1 if t < 10 else 1.0
+                sv = t * 0.1 if t < AREA_TILES_FULL else 1.0
                 for x in cells:
                     c = p2c[x]
                     idx += (base_kept + c, base_area + c)
@@ -336,13 +340,12 @@ class KeralaObserver(Observer):
     def player_features(state: KeralaState, player: int, positions: int, tiles: int,
                         sc: PlatformScore | None = None) -> list[float]:
         """The ``player_i`` block: 9 features, 19 when ``sc`` (the §9 choice) is given."""
-        g = state.game
         feats = [0.0] * (PLAYER_FEATURES_BASE if sc is None else PLAYER_FEATURES_DERIVED)
-        feats[g.player_colours[player]] = 1.0
-        feats[5] = state.passes[player] / 2.0
+        feats[Q.colour(state, player)] = 1.0
+        feats[5] = Q.passes_used(state, player) / 2.0
         feats[6] = state.standing(player) / 2.0
-        feats[7] = positions / 41.0 if positions < 41 else 1.0
-        feats[8] = tiles / 41.0 if tiles < 41 else 1.0
+        feats[7] = positions / PLATFORM_COUNT_FULL if positions < PLATFORM_COUNT_FULL else 1.0
+        feats[8] = tiles / PLATFORM_COUNT_FULL if tiles < PLATFORM_COUNT_FULL else 1.0
         if sc is not None:
             for c in range(C.NUM_COLOURS):
                 feats[9 + c] = min(sc.area_count[c] / 5.0, 1.0)
@@ -387,8 +390,9 @@ class KeralaObserver(Observer):
             ones = [base + c for c in state.decision_cells()]
         else:
             ones = []
-        if state.pending >= 0:
-            ones.append(self.pending + g.pad_to_cell[state.pending])
+        chosen = Q.move_tile_cell(state)
+        if chosen >= 0:
+            ones.append(self.move_tile_plane + Q.window_cell(g, chosen))
         offer_ones = self.offer_ones
         for slot, t in enumerate(state.offer):
             ones += offer_ones[slot][t]
@@ -400,7 +404,7 @@ class KeralaObserver(Observer):
             ones.append(gb + G_PHASE + state.phase)
         ones.append(gb + G_PLAYERS + n - 2)
         out[ones] = 1.0
-        out[gb + G_BAG] = len(state.bag) / 100.0
-        r = state.round / g.total_rounds
+        out[gb + G_BAG] = Q.bag_size(state) / 100.0
+        r = state.rounds_played / g.total_rounds
         out[gb + G_ROUND] = r if r < 1.0 else 1.0
         return out

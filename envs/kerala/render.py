@@ -34,7 +34,7 @@ def tile_label(state: KeralaState, code: int) -> str:
 
 def platform_lines(state: KeralaState, player: int) -> list[str]:
     g = state.game
-    stacks = state.stacks[player]
+    stacks = state.platforms[player]
     rows = [g.pos_of(c) for c in stacks]
     r0, r1 = min(r for r, _ in rows), max(r for r, _ in rows)
     c0, c1 = min(c for _, c in rows), max(c for _, c in rows)
@@ -59,7 +59,7 @@ def platform_lines(state: KeralaState, player: int) -> list[str]:
 def render_text(state: KeralaState) -> str:
     g = state.game
     n = g.num_players
-    head = (f"Kerala, {n} players: round {min(state.round + 1, g.total_rounds)}/{g.total_rounds}, "
+    head = (f"Kerala, {n} players: round {min(state.rounds_played + 1, g.total_rounds)}/{g.total_rounds}, "
             f"bag {len(state.bag)}, discarded {len(state.discards)}")
     out = [head]
     if state.is_terminal():
@@ -154,7 +154,7 @@ def render_rgb(state: KeralaState) -> np.ndarray:
         status = "game over - winner: " + ", ".join(f"P{p}" for p in state.winners())
     else:
         status = f"P{state.current_player} to decide: {C.PHASE_NAMES[state.phase]}"
-    draw.text((10, 8), f"Kerala  round {min(state.round + 1, g.total_rounds)}/{g.total_rounds}  "
+    draw.text((10, 8), f"Kerala  round {min(state.rounds_played + 1, g.total_rounds)}/{g.total_rounds}  "
                        f"bag {len(state.bag)}  {status}", fill=INK, font=f)
     draw.text((10, 34), "offer:", fill=INK, font=f)
     for i, t in enumerate(state.offer):
@@ -167,7 +167,7 @@ def render_rgb(state: KeralaState) -> np.ndarray:
         mark = " *" if p == state.current_player else ""
         draw.text((px + 12, py + 10), f"P{p} {C.COLOURS[g.player_colours[p]]}{mark}  score {ps.total}  "
                                       f"passes {state.passes[p]}", fill=INK, font=f)
-        stacks = state.stacks[p]
+        stacks = state.platforms[p]
         pos = [g.pos_of(c) for c in stacks]
         r0, r1 = min(r for r, _ in pos) - 1, max(r for r, _ in pos) + 1
         c0, c1 = min(c for _, c in pos) - 1, max(c for _, c in pos) + 1

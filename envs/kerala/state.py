@@ -38,16 +38,21 @@ Choices made where the rules file leaves room (each documented again where it is
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import combinations, product
 from typing import Any
 
 import numpy as np
 
+from ..core.fields import Cache, Custom, Field, FieldError, Int, IntList, Nested, RngField, StateSchema, is_int
 from ..core.game import CorruptStateError, Game, Option, State
 from ..core.observation import Changes
 from ..core.rng import Rng, as_rng
 from . import components as C
 from .actions import PICK_IDS, ActionCodec
+
+#: more cells changed than this since a platform's areas were built: build them anew instead of updating
+AREA_UPDATE_MAX_CELLS = 8
 
 # ---------------------------------------------------------------------------------------------
 # Game: the static facts of one configuration
@@ -130,9 +135,6 @@ class KeralaGame(Game):
                 self.cell_to_pad[r * s + c] = i
                 self.blocked[i] = 0
         self.delta = tuple(dr * w + dc for dr, dc in C.DIRECTIONS)
-        # scoring may take the short path of _score_plain
-        self.plain_keep_choice = (o["keep_choice"] == "optimal" and o["edge_bonus_layers"] == "top_only"
-                                  and o["colour_presence_layers"] == "top_only")
         self._build_tiles()
 
     def _build_tiles(self) -> None:
@@ -361,37 +363,69 @@ def score_platform(game: KeralaGame, stacks: dict[int, tuple[int, ...]], own_col
                    standing: int, exhaustive: bool = False, areas: Areas | None = None) -> PlatformScore:
     """Final score of one platform, keeping the areas that maximise the player's total (§9).
 
-    ``exhaustive=True`` tries every combination of kept areas (the brute-force reference of §11.1
-    item 10); the default prunes the search without changing the optimum.  ``areas`` may pass the
-    platform's areas when the caller already holds them (they must describe ``stacks``).
+    The one implementation for every option.  Of each colour, up to its limit of areas is kept
+    (two of the own colour by default, one of the others); only colours with more areas than that
+    are a choice (:func:`_choose_kept`).  ``exhaustive=True`` tries every combination of kept areas
+    (the brute-force reference of §11.1 item 10); otherwise the choice takes the shortest exact route
+    (or the greedy approximation of ``keep_choice=greedy``).  ``areas`` may pass the platform's areas
+    when the caller already holds them (they must describe ``stacks``).
     """
     opts = game.options
     if areas is None:
         areas = build_areas(game, stacks)
-    if not exhaustive and game.plain_keep_choice:
-        res = _score_plain(game, stacks, own_colour, standing, areas)
-        if res is not None:
-            return res
-    res = PlatformScore()
-    res.standing = standing
-    area_of = areas.area_of
     info = areas.info
-    res.info, res.area_of = info, area_of
-    code_colour, code_edge = game.code_colour, game.code_edge_target
-    by_colour: list[list[int]] = [[], [], [], [], []]
-    for k in sorted(info):  # canonical order
+    by_colour: list[list[int]] = [[] for _ in range(C.NUM_COLOURS)]
+    for k in sorted(info):  # canonical order: ties of the choice go to the smaller key
         by_colour[info[k][0]].append(k)
+    pairs = _edge_pairs(game, stacks, areas)
+    presence_any = opts["colour_presence_layers"] == "any"
+    own_limit = opts["own_colour_areas"]
+    kept: set[int] = set()
+    ambiguous: list[tuple[list[int], int]] = []
+    for c, b in enumerate(by_colour):
+        limit = own_limit if c == own_colour else C.AREAS_KEPT_OTHER_COLOUR
+        if len(b) <= limit:
+            kept.update(b)
+        else:
+            ambiguous.append((b, limit))
+    if ambiguous:
+        kept = _choose_kept(info, kept, ambiguous, pairs, presence_any, exhaustive,
+                            greedy=opts["keep_choice"] == "greedy")
+    symbols = removed = mask = 0
+    for a, v in info.items():
+        if a in kept:
+            symbols += v[2]
+            mask |= v[4] if presence_any else 1 << v[0]
+        else:
+            removed += v[3]
+    res = PlatformScore.__new__(PlatformScore)
+    res.info, res.area_of, res.kept, res.standing = info, areas.area_of, kept, standing
     res.area_count = [len(b) for b in by_colour]
-    # colored-edge bonus candidates: pairs (area of the edge tile, area of the neighbour)
-    edge_pairs: list[tuple[int, int]] = []
-    delta = game.delta
-    if opts["edge_bonus_layers"] == "top_only":
+    res.symbols, res.removed_tiles = symbols, removed
+    res.edges = sum(1 for x, y in pairs if x in kept and y in kept) if pairs else 0
+    res.missing = bin(ALL_COLOURS & ~mask).count("1")
+    return res
+
+
+#: what keeping an area is worth besides its symbols, per tile (the removal it avoids)
+KEEP_GAIN_PER_TILE = -C.POINTS_PER_REMOVED_TILE
+#: the mask of the five colours
+ALL_COLOURS = (1 << C.NUM_COLOURS) - 1
+
+
+def _edge_pairs(game: KeralaGame, stacks: dict[int, tuple[int, ...]], areas: Areas) -> list[tuple[int, int]]:
+    """Colored-edge bonus candidates (A-18): (area of the edge tile, area of the cell its edge faces),
+    one per edge touching its second colour; a bonus counts when both areas are kept."""
+    code_colour, code_edge, delta = game.code_colour, game.code_edge_target, game.delta
+    area_of = areas.area_of
+    pairs: list[tuple[int, int]] = []
+    if game.options["edge_bonus_layers"] == "top_only":
         for cell in areas.edge_cells:
             code = stacks[cell][-1]
             y = cell + delta[code & 3]
             nb = stacks.get(y)
             if nb is not None and code_colour[nb[-1]] == code_edge[code]:
-                edge_pairs.append((area_of[cell], area_of[y]))
+                pairs.append((area_of[cell], area_of[y]))
     else:
         for cell, st in stacks.items():
             for code in st:
@@ -400,147 +434,83 @@ def score_platform(game: KeralaGame, stacks: dict[int, tuple[int, ...]], own_col
                     y = cell + delta[code & 3]
                     nb = stacks.get(y)
                     if nb is not None and any(code_colour[c2] == second for c2 in nb):
-                        edge_pairs.append((area_of[cell], area_of[y]))
-    presence_any = opts["colour_presence_layers"] == "any"
-    full_mask = (1 << C.NUM_COLOURS) - 1
+                        pairs.append((area_of[cell], area_of[y]))
+    return pairs
 
-    def value(kept: set[int] | list[int]) -> int:
-        """Part of the total that depends on the kept areas (symbols + avoided removals + edges - missing)."""
-        v = 0
-        mask = 0
-        for a in kept:
-            v += info[a][2] + 2 * info[a][3]
-            mask |= info[a][4]
-        kept_set = kept if isinstance(kept, set) else set(kept)
-        for x, y in edge_pairs:
-            if x in kept_set and y in kept_set:
-                v += C.POINTS_PER_EDGE_BONUS
-        if presence_any:
-            v += C.POINTS_PER_MISSING_COLOUR * bin(full_mask & ~mask).count("1")
-        return v
 
-    own_limit = opts["own_colour_areas"]
-    fixed: list[int] = []
-    ambiguous: list[int] = []
-    limit = [C.AREAS_KEPT_OTHER_COLOUR] * C.NUM_COLOURS
-    limit[own_colour] = own_limit
-    for c in range(C.NUM_COLOURS):
-        if len(by_colour[c]) <= limit[c]:
-            fixed.extend(by_colour[c])
-        else:
-            ambiguous.append(c)
-    if not ambiguous:
+def _choose_kept(info: dict[int, tuple[int, list[int], int, int, int]], fixed: set[int],
+                 ambiguous: list[tuple[list[int], int]], pairs: list[tuple[int, int]], presence_any: bool,
+                 exhaustive: bool, greedy: bool) -> set[int]:
+    """The kept areas: ``fixed`` (colours within their limit) and, of each colour of ``ambiguous``
+    (its areas in canonical order, its limit), the combination that maximises the total.
+
+    The part of the total a choice changes is the kept areas' symbols + 2 x tiles (the removals they
+    avoid), plus the edge bonuses between kept areas, less the missing colours under
+    ``colour_presence_layers=any`` (with top layers only, every colour with areas stays present)."""
+
+    def gain(a: int) -> int:
+        v = info[a]
+        return v[2] + KEEP_GAIN_PER_TILE * v[3]
+
+    if greedy and not exhaustive:  # keep_choice=greedy: the best combination alone, edges ignored
         kept = set(fixed)
-    elif exhaustive or presence_any or opts["keep_choice"] == "greedy":
-        choices = [list(combinations(by_colour[c], limit[c])) for c in ambiguous]
-        if opts["keep_choice"] == "greedy" and not exhaustive:
-            kept = set(fixed)
-            for ch in choices:
-                kept.update(max(ch, key=lambda combo: sum(info[a][2] + 2 * info[a][3] for a in combo)))
-        else:
-            kept = _best_keep(fixed, choices, value)
-    else:
-        # Exact and fast: an edge pair with one side always kept is a bonus of the other side alone;
-        # among areas linked to no other undecided area only the best k of a colour can be worth keeping.
-        fixed_set = set(fixed)
-        adj = {a: info[a][2] + 2 * info[a][3] for c in ambiguous for a in by_colour[c]}
+        for b, limit in ambiguous:
+            kept.update(max(combinations(b, limit), key=lambda combo: sum(gain(a) for a in combo)))
+        return kept
+    fixed_list = sorted(fixed)
+    if exhaustive or presence_any:  # the general search: the value of every combination
+        def value(kept_list: list[int]) -> int:
+            v = 0
+            mask = 0
+            for a in kept_list:
+                v += gain(a)
+                mask |= info[a][4]
+            ks = set(kept_list)
+            for x, y in pairs:
+                if x in ks and y in ks:
+                    v += C.POINTS_PER_EDGE_BONUS
+            if presence_any:
+                v += C.POINTS_PER_MISSING_COLOUR * bin(ALL_COLOURS & ~mask).count("1")
+            return v
+
+        return _best_keep(fixed_list, [list(combinations(b, limit)) for b, limit in ambiguous], value)
+    # Exact and fast: an edge pair with one side always kept is a bonus of the other side alone;
+    # among areas linked to no other undecided area only the best of a colour can be worth keeping.
+    adj: dict[int, int] | None = None
+    live: list[tuple[int, int]] = []
+    if pairs:
+        adj = {a: gain(a) for b, _ in ambiguous for a in b}
         adj.update((a, 0) for a in fixed)  # fixed areas count the same in every choice
-        live_pairs = []
-        for x, y in edge_pairs:
-            if x in fixed_set:
-                if y not in fixed_set:
+        for x, y in pairs:
+            if x in fixed:
+                if y not in fixed:
                     adj[y] += C.POINTS_PER_EDGE_BONUS
-            elif y in fixed_set:
+            elif y in fixed:
                 adj[x] += C.POINTS_PER_EDGE_BONUS
             else:
-                live_pairs.append((x, y))
-        if not live_pairs:  # no links between undecided areas: the best k of each colour
-            kept = fixed_set
-            for c in ambiguous:
-                kept.update(sorted(by_colour[c], key=lambda a: -adj[a])[: limit[c]])
-        else:
-            linked = {a for pair in live_pairs for a in pair}
-            pruned = []
-            for c in ambiguous:
-                free = sorted((a for a in by_colour[c] if a not in linked), key=lambda a: -adj[a])[: limit[c]]
-                cand = [a for a in by_colour[c] if a in linked] + free
-                pruned.append(list(combinations(cand, limit[c])))
-
-            def pruned_value(kept_list: list[int]) -> int:
-                ks = set(kept_list)
-                return sum(adj[a] for a in ks) + C.POINTS_PER_EDGE_BONUS * sum(
-                    1 for x, y in live_pairs if x in ks and y in ks)
-
-            kept = _best_keep(fixed, pruned, pruned_value)
-    res.kept = kept
-    symbols = removed = 0
-    mask = 0
-    for a, v in info.items():
-        if a in kept:
-            symbols += v[2]
-            mask |= v[4] if presence_any else 1 << v[0]
-        else:
-            removed += v[3]
-    res.symbols = symbols
-    res.removed_tiles = removed
-    if edge_pairs:
-        res.edges = sum(1 for x, y in edge_pairs if x in kept and y in kept)
-    res.missing = bin(full_mask & ~mask).count("1")
-    return res
-
-
-def _score_plain(game: KeralaGame, stacks: dict[int, tuple[int, ...]], own_colour: int, standing: int,
-                 areas: Areas) -> PlatformScore | None:
-    """The common case of :func:`score_platform` in few steps (default options: top-layer edges and
-    presence, optimal keep): when no colored-edge bonus links an area that may be dropped, the best
-    areas of each colour by symbols + 2 x tiles are the optimum (first in canonical order on ties,
-    as the general search).  Returns None when an edge bonus makes the choice a real search."""
-    info = areas.info
-    area_of = areas.area_of
-    by_colour: list[list[int]] = [[], [], [], [], []]
-    for k in sorted(info):  # canonical order
-        by_colour[info[k][0]].append(k)
-    own_limit = game.options["own_colour_areas"]
-    kept: set[int] = set()
-    ambiguous = []
-    for c in range(C.NUM_COLOURS):
-        b = by_colour[c]
-        limit = own_limit if c == own_colour else C.AREAS_KEPT_OTHER_COLOUR
-        if len(b) <= limit:
-            kept.update(b)
-        else:
-            ambiguous.append((b, limit))
-    pairs = []
-    if areas.edge_cells:
-        code_colour, code_edge, delta = game.code_colour, game.code_edge_target, game.delta
-        for cell in areas.edge_cells:
-            code = stacks[cell][-1]
-            y = cell + delta[code & 3]
-            nb = stacks.get(y)
-            if nb is not None and code_colour[nb[-1]] == code_edge[code]:
-                pairs.append((area_of[cell], area_of[y]))
-    if ambiguous:
-        if pairs:
-            return None
+                live.append((x, y))
+    key = gain if adj is None else adj.__getitem__
+    if not live:  # no link between undecided areas (the common case): the best of each colour
+        kept = set(fixed)
         for b, limit in ambiguous:
             if limit == 1:
-                kept.add(max(b, key=lambda a: info[a][2] + 2 * info[a][3]))  # the first of the best
+                kept.add(max(b, key=key))  # the first of the best
             else:
-                kept.update(sorted(b, key=lambda a: -(info[a][2] + 2 * info[a][3]))[:limit])
-    symbols = removed = mask = 0
-    for a, v in info.items():
-        if a in kept:
-            symbols += v[2]
-            mask |= 1 << v[0]
-        else:
-            removed += v[3]
-    res = PlatformScore.__new__(PlatformScore)
-    res.info, res.area_of, res.kept, res.standing = info, area_of, kept, standing
-    res.area_count = [len(b) for b in by_colour]
-    res.symbols, res.removed_tiles = symbols, removed
-    res.edges = sum(1 for x, y in pairs if x in kept and y in kept) if pairs else 0
-    res.missing = C.NUM_COLOURS - bin(mask).count("1")
-    return res
+                kept.update(sorted(b, key=lambda a: -key(a))[:limit])
+        return kept
+    assert adj is not None
+    linked = {a for pair in live for a in pair}
+    pruned = []
+    for b, limit in ambiguous:
+        free = sorted((a for a in b if a not in linked), key=lambda a: -adj[a])[:limit]
+        cand = [a for a in b if a in linked] + free
+        pruned.append(list(combinations(cand, limit)))
+
+    def pruned_value(kept_list: list[int]) -> int:
+        ks = set(kept_list)
+        return sum(adj[a] for a in ks) + C.POINTS_PER_EDGE_BONUS * sum(1 for x, y in live if x in ks and y in ks)
+
+    return _best_keep(fixed_list, pruned, pruned_value)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -576,7 +546,7 @@ def _best_keep(fixed: list[int], choices: list[list[tuple[int, ...]]], value: An
 
 
 class KeralaState(State):
-    """One Kerala position.  Public fields may be edited by tests; call :meth:`invalidate` afterwards."""
+    """One Kerala position.  Public fields may be edited by tests; call :meth:`refresh` afterwards."""
 
     _game_class = KeralaGame
 
@@ -584,21 +554,21 @@ class KeralaState(State):
         n = game.num_players
         self.game = game
         self.rng = Rng(0)
-        self.stacks: list[dict[int, tuple[int, ...]]] = [{} for _ in range(n)]
+        self.platforms: list[dict[int, tuple[int, ...]]] = [{} for _ in range(n)]
         self.elephants: list[list[int]] = [[game.start_cell, game.start_cell] for _ in range(n)]
         self.passes = [0] * n
         self.bag: list[int] = []
         self.offer: list[int] = []
         self.discards: list[int] = []
-        self.removed: list[int] = []
+        self.setup_removed: list[int] = []
         self.unseen = list(game.type_count)  # per tile type: in the bag or removed at setup
-        self.round = 0
-        self.first_start = 0
+        self.rounds_played = 0
+        self.first_start_seat = 0
         self.start_seat = 0
-        self.turn = 0  # position of the current player in this round's turn order
+        self.turn_in_round = 0  # position of the current player in this round's turn order
         self.current_player = 0
         self.phase = C.PHASE_PICK
-        self.pending = -1  # MOVE_TILE_DST: source cell; MOVE_TILE_ROT: the moved stack's new cell
+        self.move_tile_cell = -1  # MOVE_TILE_DST: source cell; MOVE_TILE_ROT: the moved stack's new cell
         self._clear_caches()
 
     def _clear_caches(self) -> None:
@@ -623,28 +593,28 @@ class KeralaState(State):
         s = cls(game)
         s.rng = Rng(seed)
         for p, colour in enumerate(game.player_colours):
-            s.stacks[p][game.start_cell] = ((C.START_TILE_BASE + colour) * 4,)
+            s.platforms[p][game.start_cell] = ((C.START_TILE_BASE + colour) * 4,)
         players = set(game.player_colours)
         foreign = [t for t in range(C.NUM_GAME_TILES) if game.tile_colour[t] not in players]
         own = [t for t in range(C.NUM_GAME_TILES) if game.tile_colour[t] in players]
         s.rng.shuffle(foreign)
         k = game.setup_removals
-        s.removed = sorted(foreign[:k])
+        s.setup_removed = sorted(foreign[:k])
         s.bag = sorted(own + foreign[k:])
         if game.options["first_start_player"] == "random":
-            s.first_start = s.rng.randbelow(game.num_players)
-        s.start_seat = s.current_player = s.first_start
+            s.first_start_seat = s.rng.randbelow(game.num_players)
+        s.start_seat = s.current_player = s.first_start_seat
         s._draw_offer()
         return s
 
     @classmethod
-    def from_position(cls, game: KeralaGame, platforms: list[dict] | None = None,
+    def from_position(cls, game: KeralaGame, seed: int = 0, *, platforms: list[dict] | None = None,
                       elephants: list[list[tuple[int, int]]] | None = None, passes: list[int] | None = None,
                       offer: list[int] | None = None, bag: list[int] | None = None,
-                      discards: list[int] | None = None, removed: list[int] | None = None,
-                      current_player: int = 0, start_seat: int | None = None, round: int = 0,
-                      first_start: int = 0, phase: int = C.PHASE_PICK, pending: tuple[int, int] | None = None,
-                      seed: int = 0) -> KeralaState:
+                      discards: list[int] | None = None, setup_removed: list[int] | None = None,
+                      current_player: int = 0, start_seat: int | None = None, rounds_played: int = 0,
+                      first_start_seat: int = 0, phase: int = C.PHASE_PICK,
+                      move_tile_cell: tuple[int, int] | None = None, **fields: Any) -> KeralaState:
         """A hand-made position for tests and analysis.
 
         ``platforms[p]`` maps ``(row, col)`` relative to the start tile to a list of tiles,
@@ -652,7 +622,9 @@ class KeralaState(State):
         player's colour has id ``100 + colour`` (default: only the start tile at (0, 0)).
         ``elephants[p]`` holds two positions (default: both on (0, 0)).  ``None`` in either list
         means the default for that player.  Tiles named
-        nowhere go into the bag unless ``bag`` is given.  The result is validated.
+        nowhere go into the bag unless ``bag`` is given.  ``seed`` starts the chance stream; any
+        other field of :data:`SCHEMA` may be given by name, as stored (unknown names are refused).
+        The result is refreshed and validated.
         """
         n = game.num_players
         s = cls(game)
@@ -665,25 +637,28 @@ class KeralaState(State):
                 for t in tiles:
                     tid, o = (t if isinstance(t, tuple) else (t, 0))
                     codes.append(tid * 4 + o)
-                s.stacks[p][game.cell_of(r, c)] = tuple(codes)
+                s.platforms[p][game.cell_of(r, c)] = tuple(codes)
             if elephants is not None and elephants[p] is not None:
                 s.elephants[p] = sorted(game.cell_of(r, c) for r, c in elephants[p])
         s.passes = list(passes) if passes is not None else [0] * n
         s.offer = list(offer or [])
         s.discards = list(discards or [])
-        s.removed = list(removed or [])
-        used = {code >> 2 for st in s.stacks for stack in st.values() for code in stack}
-        used.update(s.offer, s.discards, s.removed)
+        s.setup_removed = list(setup_removed or [])
+        used = {code >> 2 for st in s.platforms for stack in st.values() for code in stack}
+        used.update(s.offer, s.discards, s.setup_removed)
         s.bag = list(bag) if bag is not None else [t for t in range(C.NUM_GAME_TILES) if t not in used]
         s.current_player = current_player
-        s.first_start = first_start
+        s.first_start_seat = first_start_seat
         s.start_seat = current_player if start_seat is None else start_seat
-        s.turn = (current_player - s.start_seat) % n
-        s.round = round
+        s.turn_in_round = (current_player - s.start_seat) % n
+        s.rounds_played = rounds_played
         s.phase = phase
-        s.pending = game.cell_of(*pending) if pending is not None else -1
+        s.move_tile_cell = game.cell_of(*move_tile_cell) if move_tile_cell is not None else -1
         if phase == C.PHASE_END:
             s.current_player = -1
+        if fields:  # any other field by name, as stored (unknown names are refused)
+            assert cls.schema is not None
+            cls.schema.assign(s, fields)
         s.refresh()
         s.validate()
         return s
@@ -697,7 +672,7 @@ class KeralaState(State):
         self.unseen = [0] * C.NUM_TILE_TYPES
         for t in self.bag:
             self.unseen[g.tile_type[t]] += 1
-        for t in self.removed:
+        for t in self.setup_removed:
             self.unseen[g.tile_type[t]] += 1
         self._clear_caches()
 
@@ -722,13 +697,13 @@ class KeralaState(State):
         s = self.clone()
         players = set(self.game.player_colours)
         colour = self.game.tile_colour
-        pool = sorted(self.bag + self.removed)  # sorted: the sample must not depend on the hidden order or split
+        pool = sorted(self.bag + self.setup_removed)  # sorted: the sample must not depend on the hidden order or split
         own = [t for t in pool if colour[t] in players]
         other = [t for t in pool if colour[t] not in players]
         r.shuffle(other)
         k = len(self.bag) - len(own)
         s.bag = own + other[:k]
-        s.removed = other[k:]
+        s.setup_removed = other[k:]
         r.shuffle(s.bag)
         s.rng = Rng(r.next64())
         return s
@@ -742,7 +717,7 @@ class KeralaState(State):
         return C.ELEPHANTS_PER_PLAYER - self.passes[player]
 
     def top_code(self, player: int, cell: int) -> int | None:
-        st = self.stacks[player].get(cell)
+        st = self.platforms[player].get(cell)
         return st[-1] if st else None
 
     def placement_targets(self, player: int) -> list[tuple[int, int, int]]:
@@ -809,7 +784,7 @@ class KeralaState(State):
                     idx.extend(codec.pass_base + slot for slot in distinct)
         elif phase == C.PHASE_MOVE_ELEPHANT:
             els = self.elephants[p]
-            cells = self._legal_cells = [p2c[cell] for cell in self.stacks[p] if cell != els[0] and cell != els[1]]
+            cells = self._legal_cells = [p2c[cell] for cell in self.platforms[p] if cell != els[0] and cell != els[1]]
             for c in cells:
                 idx.append(codec.move_elephant_base + c)
                 idx.append(codec.move_elephant_base + g.num_cells + c)
@@ -820,9 +795,9 @@ class KeralaState(State):
             idx.append(codec.skip)
         elif phase == C.PHASE_MOVE_TILE_DST:
             if self._pairs is not None:
-                dests = self._pairs[self.pending]
+                dests = self._pairs[self.move_tile_cell]
             else:
-                dests = self._compute_move_tile_pairs(p, only=self.pending)[self.pending]
+                dests = self._compute_move_tile_pairs(p, only=self.move_tile_cell)[self.move_tile_cell]
             cells = self._legal_cells = [p2c[q] for q in dests]
             idx.extend(codec.dst_base + c for c in cells)
         else:
@@ -858,7 +833,7 @@ class KeralaState(State):
         """
         g = self.game
         opts = g.options
-        occ = self.stacks[player]
+        occ = self.platforms[player]
         delta, blocked, w = g.delta, g.blocked, g.width
         els = set(self.elephants[player])
         enclosed = opts["hole_definition"] == "enclosed_region"
@@ -927,7 +902,7 @@ class KeralaState(State):
 
     def hole_cells(self, player: int) -> set[int]:
         """Empty cells enclosed by the platform (A-21, by the option hole_definition)."""
-        occ = self.stacks[player]
+        occ = self.platforms[player]
         delta = self.game.delta
         if self.game.options["hole_definition"] == "four_sided_cell":
             return {y for x in occ for d in delta if (y := x + d) not in occ and all(y + d2 in occ for d2 in delta)}
@@ -953,10 +928,10 @@ class KeralaState(State):
             if a == codec.skip:
                 self._end_turn()
             else:
-                self.pending = g.cell_to_pad[a - codec.src_base]
+                self.move_tile_cell = g.cell_to_pad[a - codec.src_base]
                 self.phase = C.PHASE_MOVE_TILE_DST
         elif phase == C.PHASE_MOVE_TILE_DST:
-            self._move_stack(self.pending, g.cell_to_pad[a - codec.dst_base])
+            self._move_stack(self.move_tile_cell, g.cell_to_pad[a - codec.dst_base])
         else:
             self._turn_moved_stack(a - codec.rot_base)
             self._end_turn()
@@ -976,13 +951,14 @@ class KeralaState(State):
         tile = self.offer.pop(slot)
         els = self.elephants[p]
         q = els[e] + g.delta[d]
-        st = self.stacks[p]
+        st = self.platforms[p]
         st[q] = st.get(q, ()) + (tile * 4 + o,)
         other = els[1 - e]
         self.elephants[p] = [q, other] if q < other else [other, q]
         self._platform_changed(p, (q,))
         kind = g.tile_kind[tile]
-        if kind == C.KIND_MOVE_ELEPHANT and len(st) > 2:  # §6.1 (lapses when no tile is free)
+        # §6.1, lapses when no tile is free: one is once the platform has more stacks than elephants
+        if kind == C.KIND_MOVE_ELEPHANT and len(st) > C.ELEPHANTS_PER_PLAYER:
             self.phase = C.PHASE_MOVE_ELEPHANT
         elif kind == C.KIND_MOVE_TILE and self.move_tile_sources():  # §6.2 (lapses without a legal move)
             self.phase = C.PHASE_MOVE_TILE_SRC
@@ -1009,12 +985,12 @@ class KeralaState(State):
     def _move_stack(self, s: int, q: int) -> None:
         """§6.2: move the whole stack from ``s`` to the empty cell ``q``."""
         p = self.current_player
-        st = self.stacks[p]
+        st = self.platforms[p]
         stack = st.pop(s)
         st[q] = stack
         self._platform_changed(p, (s, q))
         if self.game.options["move_tile_may_rotate"] and self.game.code_edge_target[stack[-1]] >= 0:
-            self.pending = q
+            self.move_tile_cell = q
             self.phase = C.PHASE_MOVE_TILE_ROT
         else:
             self._end_turn()
@@ -1022,38 +998,38 @@ class KeralaState(State):
     def _turn_moved_stack(self, orientation: int) -> None:
         """A-12: turn the moved stack as a whole so that its top edge faces ``orientation``."""
         p = self.current_player
-        st = self.stacks[p]
-        stack = st[self.pending]
+        st = self.platforms[p]
+        stack = st[self.move_tile_cell]
         turn = (orientation - stack[-1]) & 3
         edge = self.game.code_edge_target
-        st[self.pending] = tuple((c & ~3) | ((c + turn) & 3) if edge[c] >= 0 else c for c in stack)
-        self._platform_changed(p, (self.pending,), areas_changed=False)
+        st[self.move_tile_cell] = tuple((c & ~3) | ((c + turn) & 3) if edge[c] >= 0 else c for c in stack)
+        self._platform_changed(p, (self.move_tile_cell,), areas_changed=False)
 
     def _end_turn(self) -> None:
         """Next player in turn order; after the last one, end the round (§4)."""
         g = self.game
         n = g.num_players
         self.phase = C.PHASE_PICK
-        self.pending = -1
+        self.move_tile_cell = -1
         self._pairs = self._sources = None
-        self.turn += 1
+        self.turn_in_round += 1
         while True:
-            if self.turn >= n:
+            if self.turn_in_round >= n:
                 self._end_round()
                 if self.phase == C.PHASE_END:
                     return
             if self.offer:
-                self.current_player = (self.start_seat + self.turn) % n
+                self.current_player = (self.start_seat + self.turn_in_round) % n
                 return
-            self.turn += 1  # A-15: an empty offer (short bag) means no turn for this player
+            self.turn_in_round += 1  # A-15: an empty offer (short bag) means no turn for this player
 
     def _end_round(self) -> None:
         """Leftovers leave the game, the bag passes left; the game ends once the bag is empty (§4, §8)."""
         self.discards.extend(self.offer)
         self.offer = []
-        self.round += 1
+        self.rounds_played += 1
         self.start_seat = (self.start_seat + 1) % self.game.num_players
-        self.turn = 0
+        self.turn_in_round = 0
         if not self.bag:
             self.phase = C.PHASE_END
             self.current_player = -1
@@ -1066,7 +1042,7 @@ class KeralaState(State):
         sc = self._score[player]
         if sc is None:
             sc = self._score[player] = score_platform(
-                self.game, self.stacks[player], self.game.player_colours[player], self.standing(player),
+                self.game, self.platforms[player], self.game.player_colours[player], self.standing(player),
                 areas=self.platform_areas(player))
         return sc
 
@@ -1074,10 +1050,10 @@ class KeralaState(State):
         """The areas of a platform (cached; after a few changed cells only their surroundings are refilled)."""
         ar = self._areas[player]
         dirty = self._area_dirty[player]
-        if ar is None or len(dirty) > 8:
-            ar = build_areas(self.game, self.stacks[player])
+        if ar is None or len(dirty) > AREA_UPDATE_MAX_CELLS:
+            ar = build_areas(self.game, self.platforms[player])
         elif dirty:
-            ar = update_areas(self.game, ar, self.stacks[player], set(dirty))
+            ar = update_areas(self.game, ar, self.platforms[player], set(dirty))
         else:
             return ar
         self._areas[player] = ar
@@ -1100,116 +1076,33 @@ class KeralaState(State):
         self.legal_mask()
         return self._legal_cells
 
-    # -- copies and persistence ------------------------------------------------------------------------------------
-    def clone(self) -> KeralaState:
-        s = KeralaState.__new__(KeralaState)
-        s.game = self.game
-        r = Rng.__new__(Rng)
-        r.s = self.rng.s
-        s.rng = r
-        s.stacks = [dict(st) for st in self.stacks]
-        s.elephants = [el[:] for el in self.elephants]
-        s.passes = self.passes[:]
-        s.bag = self.bag[:]
-        s.offer = self.offer[:]
-        s.discards = self.discards[:]
-        s.removed = self.removed[:]
-        s.unseen = self.unseen[:]
-        s.round = self.round
-        s.first_start = self.first_start
-        s.start_seat = self.start_seat
-        s.turn = self.turn
-        s.current_player = self.current_player
-        s.phase = self.phase
-        s.pending = self.pending
-        # caches are immutable once built, so the copy may share them
-        s._mask = self._mask
-        s._legal_cells = self._legal_cells
-        s._pairs = self._pairs
-        s._sources = self._sources
-        s._score = self._score[:]
-        s._areas = self._areas[:]
-        s._area_dirty = self._area_dirty[:]
-        s.changes = self.changes.copy()
-        return s
-
-    def _to_dict(self) -> dict[str, Any]:
-        g = self.game
-        return {
-            "rng": str(self.rng.s),
-            "platforms": [[[*g.pos_of(cell), list(stack)] for cell, stack in sorted(st.items())]
-                          for st in self.stacks],
-            "elephants": [[list(g.pos_of(c)) for c in el] for el in self.elephants],
-            "passes": self.passes,
-            "bag": self.bag,
-            "offer": self.offer,
-            "discards": self.discards,
-            "removed": self.removed,
-            "round": self.round,
-            "first_start": self.first_start,
-            "start_seat": self.start_seat,
-            "turn": self.turn,
-            "current_player": self.current_player,
-            "phase": self.phase,
-            "pending": list(g.pos_of(self.pending)) if self.pending >= 0 else None,
-        }
-
+    # -- persistence (fields, clone and JSON: SCHEMA at the bottom) --------------------------------------------
     @classmethod
     def _from_dict(cls, game: Game, data: dict[str, Any]) -> KeralaState:
-        assert isinstance(game, KeralaGame)
-        if not isinstance(data, dict):
-            raise CorruptStateError("kerala: state must be an object")
-        n = game.num_players
-        s = cls(game)
-        rng_state = int(data["rng"])
-        if not 0 <= rng_state < 2**64:
-            raise CorruptStateError("kerala: rng state out of range")
-        s.rng = Rng(rng_state)
-        platforms = data["platforms"]
-        if not isinstance(platforms, list) or len(platforms) != n:
-            raise CorruptStateError(f"kerala: expected {n} platforms")
-        for p, plat in enumerate(platforms):
-            for entry in plat:
-                r, c, codes = entry
-                cell = game.cell_of(_int(r), _int(c))
-                if cell in s.stacks[p] or not isinstance(codes, list) or not codes:
-                    raise CorruptStateError(f"kerala: bad or repeated stack at ({r},{c}) of player {p}")
-                s.stacks[p][cell] = tuple(_int(x) for x in codes)
-        els = data["elephants"]
-        if not isinstance(els, list) or len(els) != n:
-            raise CorruptStateError("kerala: bad elephants")
-        s.elephants = [sorted(game.cell_of(_int(r), _int(c)) for r, c in el) for el in els]
-        s.passes = [_int(x) for x in data["passes"]]
-        for name in ("bag", "offer", "discards", "removed"):
-            setattr(s, name, [_int(x) for x in data[name]])
-        for name in ("round", "first_start", "start_seat", "turn", "current_player", "phase"):
-            setattr(s, name, _int(data[name]))
-        pend = data["pending"]
-        s.pending = -1 if pend is None else game.cell_of(_int(pend[0]), _int(pend[1]))
-        offer_order = list(s.offer)
-        s.refresh()
-        if s.offer != offer_order:
-            raise CorruptStateError("kerala: offer is not in canonical order")
-        s.validate()
+        """The schema's loader; a save of format 1 wrote ``"pending": null`` when no move-tile cell was
+        pending (the field is ``move_tile_cell`` now, ``[]`` for none)."""
+        if isinstance(data, dict) and "pending" in data and data["pending"] is None:
+            data = {**data, "pending": []}
+        s = super()._from_dict(game, data)
+        assert isinstance(s, KeralaState)
         return s
 
     def validate(self) -> None:
-        """Check every invariant of a position; raise :class:`CorruptStateError` naming the first broken one."""
+        """Check the invariants the schema cannot express (types, shapes and bounds of each field are
+        checked on load); raise :class:`CorruptStateError` naming the first broken one."""
         g = self.game
         n = g.num_players
 
         def bad(msg: str) -> None:
             raise CorruptStateError(f"kerala: {msg}")
 
-        if len(self.passes) != n or len(self.elephants) != n or len(self.stacks) != n:
-            bad("per-player lists have the wrong length")
         # conservation (§11.1 item 7): every game tile exactly once, each start tile on its own platform
         seen: list[int] = []
         for p in range(n):
             start_here = 0
-            for stack in self.stacks[p].values():
+            for stack in self.platforms[p].values():
                 for code in stack:
-                    if not 0 <= code < (C.START_TILE_BASE + C.NUM_COLOURS) * 4:
+                    if not 0 <= code < C.NUM_TILE_CODES:
                         bad(f"tile code {code} out of range")
                     t = code >> 2
                     if t >= C.START_TILE_BASE:
@@ -1222,21 +1115,15 @@ class KeralaState(State):
                         bad("only colored-edge tiles have an orientation")
             if start_here != 1:
                 bad(f"player {p} must hold its start tile exactly once")
-        for pile in (self.bag, self.offer, self.discards, self.removed):
+        for pile in (self.bag, self.offer, self.discards, self.setup_removed):
             seen.extend(pile)
         if sorted(seen) != list(range(C.NUM_GAME_TILES)):
             bad("tiles are not conserved (each of the 100 tiles must be in exactly one place)")
         players = set(g.player_colours)
-        if any(g.tile_colour[t] in players for t in self.removed):
+        if any(g.tile_colour[t] in players for t in self.setup_removed):
             bad("setup removals may only hold tiles of colours nobody plays")
-        if len(self.offer) > n:
-            bad("the offer holds more tiles than players")
         for p in range(n):
-            if not 0 <= self.passes[p] <= C.MAX_PASSES:
-                bad(f"player {p} has an impossible pass count")
-            occ = self.stacks[p]
-            if any(g.blocked[c] for c in occ):
-                bad("a stack lies outside the window")
+            occ = self.platforms[p]
             if not _connected(set(occ), g.delta):
                 bad(f"platform of player {p} is not connected")
             a, b = self.elephants[p]
@@ -1244,30 +1131,26 @@ class KeralaState(State):
                 bad(f"an elephant of player {p} is not on a tile")
             if a == b and len(occ) > 1:
                 bad(f"the elephants of player {p} share a tile after the first placement")
-        if not 0 <= self.start_seat < n or not 0 <= self.first_start < n or not 0 <= self.turn <= n:
-            bad("seat indices out of range")
-        drawn = C.NUM_GAME_TILES - len(self.bag) - len(self.removed)
-        if not 0 <= self.round <= drawn:  # every round drew at least one tile
+        drawn = C.NUM_GAME_TILES - len(self.bag) - len(self.setup_removed)
+        if not 0 <= self.rounds_played <= drawn:  # every round drew at least one tile
             bad("round out of range")
         if self.phase == C.PHASE_END:
             if self.current_player != -1 or self.offer or self.bag:
                 bad("a finished game has no current player, offer or bag")
             return
-        if not 0 <= self.phase < C.NUM_PHASES:
-            bad("unknown phase")
-        if self.current_player != (self.start_seat + self.turn) % n or self.turn >= n:
+        if self.current_player != (self.start_seat + self.turn_in_round) % n or self.turn_in_round >= n:
             bad("current player does not follow the turn order")
         if self.phase == C.PHASE_PICK and not self.offer:
             bad("a pick decision needs a non-empty offer")
-        if self.phase in (C.PHASE_MOVE_TILE_DST, C.PHASE_MOVE_TILE_ROT) and self.pending not in self.stacks[
+        if self.phase in (C.PHASE_MOVE_TILE_DST, C.PHASE_MOVE_TILE_ROT) and self.move_tile_cell not in self.platforms[
                 self.current_player]:
             bad("the pending move-tile cell is not a stack")
-        if self.phase == C.PHASE_MOVE_TILE_DST and self.pending not in self.move_tile_pairs():
+        if self.phase == C.PHASE_MOVE_TILE_DST and self.move_tile_cell not in self.move_tile_pairs():
             bad("the pending move-tile source is not movable")
-        if self.phase == C.PHASE_MOVE_TILE_ROT and g.code_edge_target[self.stacks[self.current_player][
-                self.pending][-1]] < 0:
+        if self.phase == C.PHASE_MOVE_TILE_ROT and g.code_edge_target[self.platforms[self.current_player][
+                self.move_tile_cell][-1]] < 0:
             bad("only a stack with a colored-edge tile on top is turned")
-        if self.phase in (C.PHASE_PICK, C.PHASE_MOVE_ELEPHANT, C.PHASE_MOVE_TILE_SRC) and self.pending != -1:
+        if self.phase in (C.PHASE_PICK, C.PHASE_MOVE_ELEPHANT, C.PHASE_MOVE_TILE_SRC) and self.move_tile_cell != -1:
             bad("a pending cell outside the move-tile phases")
         if not self.legal_mask().any():
             bad("no legal action in this position")
@@ -1280,18 +1163,175 @@ class KeralaState(State):
 
 
 
+# ---------------------------------------------------------------------------------------------
+# The state's fields (clone, JSON save/load and their checks follow from this declaration)
+# ---------------------------------------------------------------------------------------------
+
+LAST_TILE = C.NUM_GAME_TILES - 1
+#: a board position as saved: [row, col] relative to the start tile
+POSITION_PARTS = 2
+
+
+def _players(game: Game) -> int:
+    return game.num_players
+
+
+def _last_seat(game: Game) -> int:
+    return game.num_players - 1
+
+
+def _load_position(value: Any, game: KeralaGame, where: str = "") -> int:
+    """The padded cell of a saved ``[row, col]`` (inside the window)."""
+    if not isinstance(value, list) or len(value) != POSITION_PARTS or not all(is_int(x) for x in value):
+        raise FieldError(f"{where}must be a position [row, col], got {value!r}")
+    r, c = value
+    if not (-game.radius <= r <= game.radius and -game.radius <= c <= game.radius):
+        raise FieldError(f"{where}position ({r},{c}) is outside the window of radius {game.radius}")
+    return game.cell_of(r, c)
+
+
+def _copy_platforms(platforms: list[dict[int, tuple[int, ...]]]) -> list[dict[int, tuple[int, ...]]]:
+    return [dict(st) for st in platforms]  # the stacks are tuples: shared
+
+
+@dataclass(frozen=True)
+class _Platforms(Custom):
+    """In memory a dict ``padded cell -> tuple of tile codes`` per player; saved as a list of
+    ``[row, col, [codes bottom first]]`` per player in increasing cell order."""
+
+    def dump_for(self, value: Any, game: Game) -> Any:
+        assert isinstance(game, KeralaGame)
+        return [[[*game.pos_of(cell), list(stack)] for cell, stack in sorted(st.items())] for st in value]
+
+    def check(self, value: Any, game: Game) -> Any:
+        assert isinstance(game, KeralaGame)
+        n = game.num_players
+        if not isinstance(value, list) or len(value) != n:
+            raise FieldError(f"must hold {n} platforms (one per player), got {value!r:.60}")
+        out = []
+        for p, plat in enumerate(value):
+            if not isinstance(plat, list):
+                raise FieldError(f"[{p}] must be a list of [row, col, tiles], got {type(plat).__name__}")
+            st: dict[int, tuple[int, ...]] = {}
+            for entry in plat:
+                if not isinstance(entry, list) or len(entry) != POSITION_PARTS + 1:
+                    raise FieldError(f"[{p}] must hold entries [row, col, tiles], got {entry!r:.60}")
+                cell = _load_position(entry[:POSITION_PARTS], game, f"[{p}] ")
+                codes = entry[POSITION_PARTS]
+                if cell in st:
+                    raise FieldError(f"[{p}] holds two stacks at {entry[:POSITION_PARTS]}")
+                if not isinstance(codes, list) or not codes or not all(
+                        is_int(x) and 0 <= x < C.NUM_TILE_CODES for x in codes):
+                    raise FieldError(f"[{p}] stack at {entry[:POSITION_PARTS]} must be a non-empty list of tile "
+                                     f"codes in [0, {C.NUM_TILE_CODES - 1}], got {codes!r:.60}")
+                st[cell] = tuple(codes)
+            out.append(st)
+        return out
+
+
+@dataclass(frozen=True)
+class _ElephantCells(Nested):
+    """In memory the sorted pair of padded cells per player; saved as two [row, col] per player."""
+
+    def dump_for(self, value: Any, game: Game) -> Any:
+        assert isinstance(game, KeralaGame)
+        return [[list(game.pos_of(c)) for c in el] for el in value]
+
+    def check(self, value: Any, game: Game) -> Any:
+        assert isinstance(game, KeralaGame)
+        n = game.num_players
+        if not isinstance(value, list) or len(value) != n:
+            raise FieldError(f"must have {n} entries (one pair per player), got {value!r:.60}")
+        out = []
+        for p, pair in enumerate(value):
+            if not isinstance(pair, list) or len(pair) != C.ELEPHANTS_PER_PLAYER:
+                raise FieldError(f"[{p}] must hold {C.ELEPHANTS_PER_PLAYER} positions, got {pair!r:.60}")
+            out.append(sorted(_load_position(x, game, f"[{p}] ") for x in pair))
+        return out
+
+
+@dataclass(frozen=True)
+class _OptionalCell(Field):
+    """A padded cell or -1 in memory; saved as [row, col], or [] for none."""
+
+    def dump_for(self, value: Any, game: Game) -> Any:
+        assert isinstance(game, KeralaGame)
+        return list(game.pos_of(value)) if value >= 0 else []
+
+    def check(self, value: Any, game: Game) -> Any:
+        assert isinstance(game, KeralaGame)
+        if isinstance(value, list) and not value:
+            return -1
+        return _load_position(value, game)
+
+
+@dataclass(frozen=True)
+class _Offer(IntList):
+    """The offer's tile ids, kept in canonical order (by tile type, then id): slots index it."""
+
+    def check(self, value: Any, game: Game) -> Any:
+        assert isinstance(game, KeralaGame)
+        out = super().check(value, game)
+        if out != sorted(out, key=game.offer_key.__getitem__):
+            raise FieldError("is not in canonical order (by tile type, then id)")
+        return out
+
+
+@dataclass(frozen=True)
+class _DecimalRng(RngField):
+    """The chance stream, saved as a decimal string of its 64-bit state (exact in any JSON reader)."""
+
+    def dump(self, value: Any) -> Any:
+        return str(value.s)
+
+    def check(self, value: Any, game: Game) -> Any:
+        if isinstance(value, str) and value.isascii() and value.isdigit():
+            value = int(value)
+        return super().check(value, game)
+
+
+SCHEMA = StateSchema("kerala", [
+    _DecimalRng(doc="draws each round's offer (setup removals and the first start player too)"),
+    _Platforms("platforms", copy=_copy_platforms, doc="each player's platform: stacks of tile codes (id*4 + "
+               "orientation) by cell, bottom first"),
+    _ElephantCells("elephants", (_players, C.ELEPHANTS_PER_PLAYER),
+                   doc="each player's two elephants (elephant 0 on the smaller cell; both on the start tile "
+                   "until the first placement)"),
+    IntList("passes", _players, 0, C.MAX_PASSES, doc="passes made (each lays an elephant down)"),
+    IntList("bag", None, 0, LAST_TILE, max_length=C.NUM_GAME_TILES, doc="tile ids still to be drawn"),
+    _Offer("offer", None, 0, LAST_TILE, max_length=_players, doc="this round's offer, in canonical order"),
+    IntList("discards", None, 0, LAST_TILE, max_length=C.NUM_GAME_TILES, doc="tiles that left the game unplayed"),
+    IntList("setup_removed", None, 0, LAST_TILE, max_length=C.NUM_GAME_TILES,
+            aliases=("removed",), doc="tiles removed at setup (colours nobody plays; hidden)"),
+    # (in the order __init__ sets the attributes: clones then share the instance dict's key layout)
+    Cache("unseen", copy=list.copy, doc="per tile type: tiles in the bag or removed at setup (refresh)"),
+    Int("rounds_played", 0, C.NUM_GAME_TILES, aliases=("round",), doc="rounds completed"),
+    Int("first_start_seat", 0, _last_seat, aliases=("first_start",), doc="the start player of the first round"),
+    Int("start_seat", 0, _last_seat, doc="this round's start player"),
+    Int("turn_in_round", 0, _players, aliases=("turn",), doc="the current player's place in this round's turn order"),
+    Int("current_player", -1, _last_seat, doc="who decides; -1 at the end"),
+    Int("phase", 0, C.PHASE_END, doc="the decision asked (PHASE_PICK..PHASE_END)"),
+    _OptionalCell("move_tile_cell", aliases=("pending",),
+                  doc="move-tile: the chosen source stack (destination phase) or the moved stack (turn phase)"),
+    Cache("_mask", doc="the read-only legal mask"),
+    Cache("_legal_cells", doc="window cells of the current decision (set with _mask)"),
+    Cache("_pairs", doc="legal move-tile sources with their destinations"),
+    Cache("_sources", doc="legal move-tile sources with their first destination"),
+    Cache("_score", copy=list.copy, doc="per player: the PlatformScore of the current platform (immutable)"),
+    Cache("_areas", copy=list.copy, doc="per player: the Areas last scored (immutable)"),
+    Cache("_area_dirty", copy=list.copy, doc="per player: cells changed since _areas was built"),
+    Cache("changes", copy=Changes.copy, doc="what changed, for the observer's carried caches"),
+])
+KeralaState.schema = SCHEMA
+KeralaState.clone = SCHEMA.bind(KeralaState)  # type: ignore[method-assign]
+
+
 KeralaGame.state_class = KeralaState
 
 
 # ---------------------------------------------------------------------------------------------
 # grid helpers
 # ---------------------------------------------------------------------------------------------
-
-
-def _int(x: Any) -> int:
-    if isinstance(x, bool) or not isinstance(x, int):
-        raise CorruptStateError(f"kerala: expected an integer, got {x!r}")
-    return x
 
 
 def _connected(cells: set[int], delta: tuple[int, ...]) -> bool:

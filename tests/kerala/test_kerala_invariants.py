@@ -14,14 +14,14 @@ GAMES = 300
 def _check_position(state: KeralaState) -> None:
     g = state.game
     # conservation: every game tile in exactly one place, start tiles on their own platforms
-    tiles = list(state.bag) + state.offer + state.discards + state.removed
+    tiles = list(state.bag) + state.offer + state.discards + state.setup_removed
     for p in range(g.num_players):
-        codes = [c for st in state.stacks[p].values() for c in st]
+        codes = [c for st in state.platforms[p].values() for c in st]
         tiles.extend(c >> 2 for c in codes if c >> 2 < 100)
         assert sum(1 for c in codes if c >> 2 == 100 + g.player_colours[p]) == 1
-        assert _connected(set(state.stacks[p]), g.delta)  # the platform stays connected
+        assert _connected(set(state.platforms[p]), g.delta)  # the platform stays connected
         a, b = state.elephants[p]
-        assert a in state.stacks[p] and b in state.stacks[p] and (a != b or len(state.stacks[p]) == 1)
+        assert a in state.platforms[p] and b in state.platforms[p] and (a != b or len(state.platforms[p]) == 1)
         assert state.standing(p) + state.passes[p] == 2
     assert sorted(tiles) == list(range(100))
 
@@ -53,7 +53,7 @@ def test_random_games_invariants(kit, chunk):
         # scores recomputed from scratch (exhaustive keep choice, fresh state) match the engine's
         fresh = KeralaState.from_json(s.to_json())
         for p in range(n):
-            ref = score_platform(game, fresh.stacks[p], game.player_colours[p], 2 - fresh.passes[p], exhaustive=True)
+            ref = score_platform(game, fresh.platforms[p], game.player_colours[p], 2 - fresh.passes[p], exhaustive=True)
             assert s.scores()[p] == ref.total
         assert s.current_player == -1 and not s.legal_mask().any()
 
@@ -87,7 +87,7 @@ def test_clone_independence(kit):
     before = s.to_json()
     kit.play_random(c, np.random.default_rng(1), steps=30)
     assert s.to_json() == before
-    c.stacks[0].clear()
+    c.platforms[0].clear()
     c.bag.clear()
     assert s.to_json() == before
 
@@ -125,9 +125,9 @@ def test_observation_ignores_bag_order_and_removed_tiles(kit):
     kit.play_random(s, np.random.default_rng(4), steps=25)
     for seed in range(5):
         d = s.determinize(0, seed)
-        assert sorted(d.bag + d.removed) == sorted(s.bag + s.removed)
+        assert sorted(d.bag + d.setup_removed) == sorted(s.bag + s.setup_removed)
         assert len(d.bag) == len(s.bag)
-        assert all(game.tile_colour[t] not in game.player_colours for t in d.removed)
+        assert all(game.tile_colour[t] not in game.player_colours for t in d.setup_removed)
         for p in range(2):
             assert np.array_equal(d.observe(p), s.observe(p))
         assert np.array_equal(d.legal_mask(), s.legal_mask())
@@ -135,7 +135,7 @@ def test_observation_ignores_bag_order_and_removed_tiles(kit):
     futures = set()
     for seed in range(6):
         d = s.determinize(1, np.random.default_rng(seed))
-        while d.round == s.round:
+        while d.rounds_played == s.rounds_played:
             d.apply(d.legal_actions()[0])
         futures.add(tuple(d.offer))
     assert len(futures) > 1
@@ -203,13 +203,13 @@ def test_observation_matches_engine(kit, derived):
             p = (player + i) % 3
             planes = obs[lay[f"platform_{i}"]].reshape(planes_per_platform, ncell)
             sc = s.platform_score(p)
-            occupied = {game.pad_to_cell[c] for c in s.stacks[p]}
+            occupied = {game.pad_to_cell[c] for c in s.platforms[p]}
             assert set(np.flatnonzero(planes[5])) == occupied
             assert set(np.flatnonzero(planes[18])) == {game.pad_to_cell[c] for c in s.elephants[p]}
             feats = obs[lay[f"player_{i}"]]
             assert feats.size == (19 if derived else 9)
             assert feats[game.player_colours[p]] == 1.0
-            assert feats[7] == pytest.approx(len(s.stacks[p]) / 41.0)
+            assert feats[7] == pytest.approx(len(s.platforms[p]) / 41.0)
             if derived:
                 kept = {game.pad_to_cell[c] for c in sc.kept_cells()}
                 assert set(np.flatnonzero(planes[21])) == kept
@@ -221,17 +221,17 @@ def test_observation_matches_engine(kit, derived):
             assert set(np.flatnonzero(legal_plane)) == set(s._legal_cells)
 
 
-def test_invalidate_after_hand_edits(kit):
-    """Tests and tools may edit public fields; invalidate() recomputes every derived value."""
+def test_refresh_after_hand_edits(kit):
+    """Tests and tools may edit public fields; refresh() recomputes every derived value."""
     game = kit.Game(2)
     s = game.new_state(1)
     before = s.scores()[0]
     tile = s.bag.pop()
-    s.stacks[0][game.cell_of(0, 1)] = (tile * 4,)
+    s.platforms[0][game.cell_of(0, 1)] = (tile * 4,)
     s.elephants[0] = [game.cell_of(0, 1), game.start_cell]  # unsorted on purpose
     s.refresh()
     assert s.elephants[0] == sorted(s.elephants[0])
     s.validate()
     sym = game.tile_symbols[tile]
     assert s.scores()[0] in (before + sym + 5, before + sym)  # a new colour (+5 back) or the own colour
-    assert sum(s.unseen) == len(s.bag) + len(s.removed)
+    assert sum(s.unseen) == len(s.bag) + len(s.setup_removed)

@@ -148,10 +148,10 @@ def test_whole_stack_moves_and_turns(kit):
     assert state.phase == kit.C.PHASE_MOVE_TILE_ROT
     assert state.legal_actions() == [codec.move_tile_rot(o) for o in range(4)]
     state.apply(codec.move_tile_rot(2))
-    stack = state.stacks[0][dst]
+    stack = state.platforms[0][dst]
     assert [c >> 2 for c in stack] == low + [edge]
     assert stack[-1] & 3 == 2
-    assert src not in state.stacks[0]
+    assert src not in state.platforms[0]
     assert state.elephants[0] == elephants
     assert state.current_player == 1 and state.phase == kit.C.PHASE_PICK
 
@@ -163,14 +163,14 @@ def test_no_rotation_option(kit):
     state.apply(g.codec.move_tile_src(g.pad_to_cell[src]))
     state.apply(g.codec.move_tile_dst(g.pad_to_cell[dst]))
     assert state.current_player == 1  # the turn ends without a rotation decision
-    assert state.stacks[0][dst][-1] == edge * 4
+    assert state.platforms[0][dst][-1] == edge * 4
 
 
 def test_skip_and_lapse(kit):
     state, _edge, _low = _stack_position(kit)
-    before = dict(state.stacks[0])
+    before = dict(state.platforms[0])
     state.apply(state.game.codec.skip)
-    assert state.stacks[0] == before and state.current_player == 1
+    assert state.platforms[0] == before and state.current_player == 1
     # a move-tile tile placed where no stack can move: the action lapses, the turn passes on
     game = kit.Game(2)
     take = kit.picker(game)

@@ -48,11 +48,11 @@ def test_start_tile_symbol_option(kit):
 def test_setup(kit, n, removed, bag, rounds):
     g = kit.Game(n)
     s = g.new_state(3)
-    assert len(s.removed) == removed and g.total_rounds == rounds
+    assert len(s.setup_removed) == removed and g.total_rounds == rounds
     assert len(s.bag) + len(s.offer) == bag and len(s.offer) == n
-    assert all(g.tile_colour[t] not in g.player_colours for t in s.removed)
+    assert all(g.tile_colour[t] not in g.player_colours for t in s.setup_removed)
     for p in range(n):
-        assert list(s.stacks[p].values()) == [((100 + g.player_colours[p]) * 4,)]
+        assert list(s.platforms[p].values()) == [((100 + g.player_colours[p]) * 4,)]
         assert s.elephants[p] == [g.start_cell, g.start_cell]
         assert s.passes[p] == 0
     assert s.current_player == 0 and s.start_seat == 0
@@ -60,7 +60,7 @@ def test_setup(kit, n, removed, bag, rounds):
 
 def test_setup_removals_are_random(kit):
     g = kit.Game(2)
-    assert len({tuple(g.new_state(seed).removed) for seed in range(10)}) == 10
+    assert len({tuple(g.new_state(seed).setup_removed) for seed in range(10)}) == 10
 
 
 def test_first_start_player_option(kit):
@@ -96,9 +96,9 @@ def test_round_structure_and_rotation(kit):
     s = g.new_state(1)
     order = []
     rng = np.random.default_rng(0)
-    while s.round < 4:
+    while s.rounds_played < 4:
         if s.phase == kit.C.PHASE_PICK:
-            order.append((s.round, s.start_seat, s.current_player))
+            order.append((s.rounds_played, s.start_seat, s.current_player))
         legal = s.legal_actions()
         picks = [a for a in legal if a < 160]
         s.apply(picks[rng.integers(len(picks))] if picks else legal[0])
@@ -121,14 +121,14 @@ def test_full_game_counts(kit):
         while not s.is_terminal():
             if s.phase == kit.C.PHASE_PICK:
                 picks_or_passes += 1
-                if s.round != last_round:
+                if s.rounds_played != last_round:
                     starts[s.start_seat] += 1
-                    last_round = s.round
+                    last_round = s.rounds_played
             legal = s.legal_actions()
             s.apply(legal[rng.integers(len(legal))])
         assert picks_or_passes == 100 - g.setup_removals
         assert set(starts.values()) == {g.total_rounds // n}
-        assert s.round == g.total_rounds
+        assert s.rounds_played == g.total_rounds
 
 
 # -- §5 placement ------------------------------------------------------------------------------------------------
@@ -162,7 +162,7 @@ def test_placement_effect_and_overbuilding(kit):
     tile = s.offer[0]
     s.apply(g.codec.pick(0, 1, 0))  # elephant on (1,1) builds over (0,1)
     cell = g.cell_of(0, 1)
-    assert len(s.stacks[0][cell]) == 2 and s.stacks[0][cell][-1] >> 2 == tile
+    assert len(s.platforms[0][cell]) == 2 and s.platforms[0][cell][-1] >> 2 == tile
     assert sorted(s.elephants[0]) == sorted([g.cell_of(0, 0), cell])  # the elephant walked onto the tile
     assert s.current_player == 1 and tile not in s.offer
 
@@ -181,7 +181,7 @@ def test_build_over_start_tile(kit):
     a = g.codec.pick(0, 0, 3)  # elephant on (0,1) steps west onto the start tile
     assert a in s3.legal_actions()
     s3.apply(a)
-    assert len(s3.stacks[0][g.cell_of(0, 0)]) == 2
+    assert len(s3.platforms[0][g.cell_of(0, 0)]) == 2
     assert s3.platform_score(0).symbols == 2 + 1 + 1 + 2  # the buried start tile no longer scores
 
 
@@ -269,7 +269,7 @@ def test_passing_take_nothing(kit):
     s.apply(next(a for a in s.legal_actions() if a < 160))
     s.apply(next(a for a in s.legal_actions() if a < 160))
     assert len(s.discards) == 1 and s.discards[0] in offer  # the leftover leaves at round end
-    assert s.round == 1
+    assert s.rounds_played == 1
 
 
 def test_third_pass_illegal_and_lying_elephants_work(kit):
@@ -305,8 +305,8 @@ def test_last_round_is_played_out(kit):
     green = [t for t in range(100) if g.tile_colour[t] == 2 and t not in last]
     rest = [t for t in range(100) if t not in last and t not in green]
     # an empty bag, the final offer on the table, 20 green tiles removed at setup, the rest discarded
-    s = kit.State.from_position(g, offer=last, bag=[], removed=green, discards=rest, round=39, start_seat=1,
-                                current_player=1)
+    s = kit.State.from_position(g, offer=last, bag=[], setup_removed=green, discards=rest, rounds_played=39,
+                                start_seat=1, current_player=1)
     assert not s.is_terminal()
     s.apply(next(a for a in s.legal_actions() if a < 160))
     assert not s.is_terminal() and s.current_player == 0
@@ -323,7 +323,7 @@ def test_short_bag_skips_players(kit):
     others = [t for t in range(100) if t not in (one, blue)]
     removed = [t for t in others if g.tile_colour[t] in (3, 4)][:10]
     discards = [t for t in others if t not in removed]
-    s = kit.State.from_position(g, offer=[blue], bag=[one], removed=removed, discards=discards, current_player=2,
+    s = kit.State.from_position(g, offer=[blue], bag=[one], setup_removed=removed, discards=discards, current_player=2,
                                 start_seat=0)
     s.apply(next(a for a in s.legal_actions() if a < 160))  # the round ends; the new offer holds one tile
     assert s.offer == [one] and s.current_player == 1 and s.start_seat == 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from meeplezoo.envs.kerala.state import score_platform
+from meeplezoo.envs.kerala.state import KeralaGame, score_platform
 
 
 def _finished(kit, game, platforms, elephants, passes):
@@ -153,12 +153,37 @@ def test_brute_force_matches_optimised_choice(kit):
                 s.apply(legal[rng.integers(len(legal))])
                 if rng.random() < 0.15:
                     p = int(rng.integers(3))
-                    a = score_platform(game, s.stacks[p], game.player_colours[p], s.standing(p))
-                    b = score_platform(game, s.stacks[p], game.player_colours[p], s.standing(p), exhaustive=True)
+                    a = score_platform(game, s.platforms[p], game.player_colours[p], s.standing(p))
+                    b = score_platform(game, s.platforms[p], game.player_colours[p], s.standing(p), exhaustive=True)
                     assert a.total == b.total
                     n += 1
     assert n > 100
 
+
+@pytest.mark.parametrize("options", [{}, {"own_colour_areas": 1}, {"edge_bonus_layers": "any"},
+                                     {"colour_presence_layers": "any"}])
+def test_fast_path_equals_general_search_on_random_positions(options):
+    """The fast routes of the keep choice (best areas per colour, edges folded into fixed areas, the
+    pruned search) give the totals of the general search over every combination; without any edge
+    bonus they keep the very same areas (first in canonical order on ties)."""
+    game = KeralaGame(3, **options)
+    rng = np.random.default_rng(len(options) + 7)
+    compared = 0
+    for _ in range(12):
+        s = game.new_state(int(rng.integers(2**31)))
+        while not s.is_terminal():
+            p = int(rng.integers(3))
+            areas = s.platform_areas(p)
+            a = score_platform(game, s.platforms[p], p, s.standing(p), areas=areas)
+            b = score_platform(game, s.platforms[p], p, s.standing(p), exhaustive=True)
+            assert (a.total, a.area_count) == (b.total, b.area_count)
+            if not areas.edge_cells:
+                assert (a.kept, a.symbols, a.removed_tiles, a.missing) == (b.kept, b.symbols, b.removed_tiles,
+                                                                           b.missing)
+            compared += 1
+            legal = s.legal_actions()
+            s.apply(legal[rng.integers(len(legal))])
+    assert compared > 800
 
 # -- §10 winners ---------------------------------------------------------------------------------------------------
 
