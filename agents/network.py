@@ -388,7 +388,8 @@ def network_search(net: PolicyValueNet | str | Path, game: Any = None, num_playe
     """The search guided by the network: PUCT with its policy as prior and its values at the leaves.
 
     ``options`` are :class:`~meeplezoo.agents.mcts.MCTSAgent`'s; the defaults here are ``sims=200``,
-    ``batch=8`` (leaves evaluated 8 at a time), ``c=1.5`` and ``fpu=0.2``.
+    ``batch=1`` (a leaf per network call: batching is no cheaper in numpy, and virtual losses would split
+    small batches evenly), ``c=1.5`` and ``fpu=0.2``.
     """
     from .mcts import MCTSAgent
 
@@ -396,7 +397,7 @@ def network_search(net: PolicyValueNet | str | Path, game: Any = None, num_playe
         net = PolicyValueNet.load(net, game, num_players)
     if "prior" in options:
         raise ValueError("netmcts: the prior is the network; prior= cannot be given")
-    opts = {"batch": 8, "c": 1.5, "fpu": 0.2, **options}
+    opts = {"batch": 1, "c": 1.5, "fpu": 0.2, **options}
     if "sims" not in opts and "time" not in opts:
         opts["sims"] = 200
     agent = MCTSAgent(game=net.game.name, seed=seed, prior=NetworkEvaluator(net), **opts)

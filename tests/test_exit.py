@@ -86,7 +86,7 @@ def test_a_checkpoint_round_trips_and_refuses_what_it_is_not(tmp_path):
     with pytest.raises(ValueError, match="not a readable network checkpoint"):
         PolicyValueNet.load(bad)
     meta = json.loads(zipfile.ZipFile(path).read("meeplezoo.json"))
-    meta["config"]["channels"] = 5
+    meta["config"]["flat_hidden"] = 17
     other = tmp_path / "other.zip"
     with zipfile.ZipFile(path) as src, zipfile.ZipFile(other, "w") as dst:
         dst.writestr("meeplezoo.json", json.dumps(meta))
