@@ -148,6 +148,17 @@ def test_a_few_iterations_bring_the_network_closer_to_its_teacher(tmp_path):
     assert np.isfinite(ce1)
     rows = (tmp_path / "run" / "log.csv").read_text().splitlines()
     assert len(rows) == 5 and rows[0].startswith("iteration,samples,cpu_seconds")
+    assert not (tmp_path / "run" / "curve.png").exists()  # no evaluation in this run, so no curve
+
+
+def test_evaluations_are_logged_and_drawn(tmp_path):
+    trainer = ExItTrainer(_cfg(iterations=2, eval_every=1, eval_games=6), tmp_path / "ev", tensorboard=False,
+                          verbose=0)
+    result = trainer.run()
+    assert [row["iteration"] for row in result.evaluations] == [1, 2]
+    assert all(0 <= row["vs_random"] <= 1 and row["ci_low_random"] <= row["vs_random"] for row in result.evaluations)
+    assert (tmp_path / "ev" / "best.zip").exists() and (tmp_path / "ev" / "curve.png").stat().st_size > 1000
+    assert PolicyValueNet.load(tmp_path / "ev" / "best.zip", "template", 3).metadata["best_iteration"] in (1, 2)
 
 
 def test_a_warm_start_teaches_the_network_the_heuristics_moves(tmp_path):

@@ -21,14 +21,15 @@ Each iteration:
    last opponent listed is ``best.zip``.
 
 A warm start (``warm_start_games`` > 0) first imitates the heuristic: the heuristic plays every seat,
-its action scores (softmax; one-hot on its move where it scores nothing) are the policy targets.
+the policy target is half its move and half the softmax of its action scores (``HeuristicPrior``).
 
 The run directory holds everything needed to continue: ``config.json``, ``progress.json`` (iteration,
 samples, CPU seconds), ``buffer.npz``, ``trainer.pt`` (network and optimiser, loaded with
-``weights_only=True``), the checkpoints, ``log.csv`` and TensorBoard logs.  ``train_exit`` on an existing
-run directory continues where it stopped (the same config is required); all randomness is derived from
-``seed``, the iteration and the game index, so a resumed run produces what an uninterrupted one would,
-and the games are the same whether they are played inline or on the process pool.
+``weights_only=True``), the checkpoints, ``log.csv``, the learning curve ``curve.png`` and TensorBoard
+logs. ``train_exit`` on an existing run directory continues where it stopped (the same config is
+required); all randomness is derived from ``seed``, the iteration and the game index, so a resumed run
+produces what an uninterrupted one would, and the games are the same whether they are played inline or
+on the process pool.
 
     meeplezoo train haus_der_sonne --algo exit --iterations 20 --out runs/exit/haus_der_sonne
 """
@@ -333,6 +334,51 @@ class ExItResult:
         return "\n".join(lines)
 
 
+def plot_curve(run_dir: str | Path, out: str | Path | None = None) -> Path | None:
+    """Draw the learning curve of a run (win rates against each evaluation opponent, with their 95% intervals,
+    by training CPU hours) from its ``log.csv`` into ``curve.png`` (or ``out``); None without matplotlib or data."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:  # pragma: no cover - matplotlib is in the train extra
+        return None
+    run_dir = Path(run_dir)
+    path = run_dir / "log.csv"
+    if not path.exists():
+        return None
+    with path.open() as f:
+        rows = list(csv.DictReader(f))
+    specs = [k[3:] for k in (rows[0] if rows else {}) if k.startswith("vs_")]
+    fig, ax = plt.subplots(figsize=(6, 3.6), dpi=100)
+    drawn = False
+    for spec in specs:
+        pts = [(float(r["cpu_seconds"]) / 3600, float(r[f"vs_{spec}"]), float(r[f"ci_low_{spec}"]),
+                float(r[f"ci_high_{spec}"])) for r in rows if r.get(f"vs_{spec}")]
+        if not pts:
+            continue
+        x, y, lo, hi = (list(t) for t in zip(*pts))
+        ax.plot(x, y, marker="o", label=f"vs {spec}")
+        ax.fill_between(x, lo, hi, alpha=0.2)
+        drawn = True
+    if not drawn:
+        plt.close(fig)
+        return None
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("training CPU hours")
+    ax.set_ylabel("win rate (network alone, greedy)")
+    cfg = json.loads((run_dir / CONFIG_FILE).read_text()) if (run_dir / CONFIG_FILE).exists() else {}
+    ax.set_title(f"expert iteration: {cfg.get('game', '?')}, {cfg.get('num_players', '?')} players")
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    target = Path(out) if out is not None else run_dir / "curve.png"
+    fig.savefig(target)
+    plt.close(fig)
+    return target
+
+
 def _cpu_seconds() -> float:
     t = os.times()
     return t.user + t.system + t.children_user + t.children_system
@@ -552,6 +598,8 @@ class ExItTrainer:
                    wall_seconds=round(time.time() - t0, 1))
         self._save()
         self._log(row)
+        if any(k.startswith("vs_") for k in row):
+            plot_curve(self.dir)
         self._say(" ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()
                            if not k.startswith("ci_")))
         return row
