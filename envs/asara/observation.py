@@ -319,7 +319,7 @@ class AsaraObserver(Observer):
         if cards is None:
             st = g.area_start
             nsp = g.area_spaces
-            card = s.sp_card
+            card = s.space_card
             areas = [0.0] * (len(LIMITED_AREAS) * AREA_VALUES)
             for i, a in enumerate(LIMITED_AREAS):
                 areas[i * AREA_VALUES + s.lead[a] + 1] = 1.0

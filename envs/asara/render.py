@@ -39,7 +39,7 @@ def _space_str(s: AsaraState, area: int) -> str:
     st = g.area_start[area]
     out = []
     for i in range(g.area_spaces[area]):
-        o, c = s.space_owner[st + i], s.sp_card[st + i]
+        o, c = s.space_owner[st + i], s.space_card[st + i]
         if o < 0:
             out.append("--")
         else:
@@ -155,7 +155,7 @@ def render_rgb(s: AsaraState) -> np.ndarray:
     def spaces(x: int, y: int, area: int) -> None:
         st = g.area_start[area]
         for i in range(g.area_spaces[area]):
-            o, c = s.space_owner[st + i], s.sp_card[st + i]
+            o, c = s.space_owner[st + i], s.space_card[st + i]
             box = (x + i * 22, y, x + i * 22 + 18, y + 26)
             if o < 0:
                 d.rectangle(box, outline=INK, fill=(250, 245, 230))

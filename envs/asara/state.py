@@ -58,7 +58,7 @@ from .actions import (
 NUM_PHASES = int(C.Phase.DONE)
 PHASE_NAMES = ("select area", "select cards", "select space", "market purchase", "spies: choose pile",
                "spies: take", "build", "lighted windows: offer", "lighted windows: keep", "game over")
-PAIR_CARD = C.NUM_SUITS  # sp_card value of a face-down pair (after the suits 0..4)
+PAIR_CARD = C.NUM_SUITS  # space_card value of a face-down pair (after the suits 0..4)
 # the widths of the flat per-player lists, short because they index everything
 NS = C.NUM_SUITS  # hand, laid_up, laid_down: player * NS + suit
 NF = C.NUM_MATERIALS  # lit_res, open_: player * NF + material
@@ -348,7 +348,7 @@ class AsaraState(State):
         g = self.game
         n = g.num_players
         self.space_owner = [-1] * g.total_spaces
-        self.sp_card = [-1] * g.total_spaces
+        self.space_card = [-1] * g.total_spaces
         self.lead = [-1] * C.NUM_AREAS
         self.laid_up = [0] * (n * C.NUM_SUITS)
         self.laid_down = [0] * (n * C.NUM_SUITS)
@@ -690,7 +690,7 @@ class AsaraState(State):
             card = PAIR_CARD
         gi = self.game.area_start[area] + space
         self.space_owner[gi] = p
-        self.sp_card[gi] = card
+        self.space_card[gi] = card
         self.p_space = gi
 
     # -- what changed (state.changes) ------------------------------------------------------------------
@@ -1321,7 +1321,7 @@ class AsaraState(State):
         n = g.num_players
         if (self.phase == PH_DONE) != (self.current_player == -1):
             bad("current_player is -1 exactly when the game is over")
-        if any((o < 0) != (c < 0) for o, c in zip(self.space_owner, self.sp_card)):
+        if any((o < 0) != (c < 0) for o, c in zip(self.space_owner, self.space_card)):
             bad("space owner and card disagree")
         # cards: every suit is complete (hands + deck + face-up + face-down)
         for x in range(NS):
@@ -1329,8 +1329,8 @@ class AsaraState(State):
             total += self.deck.count(x)
             if total != g.cards_per_suit:
                 bad(f"suit {x} has {total} cards, expected {g.cards_per_suit}")
-        placed = (sum(1 for c in self.sp_card if 0 <= c < NS)
-                  + C.PAIR_SIZE * sum(1 for c in self.sp_card if c == PAIR_CARD))
+        placed = (sum(1 for c in self.space_card if 0 <= c < NS)
+                  + C.PAIR_SIZE * sum(1 for c in self.space_card if c == PAIR_CARD))
         placed += sum(self.five_by)
         if placed != sum(self.laid_up) + sum(self.laid_down):
             bad("cards on the board do not match the cards laid")
@@ -1460,7 +1460,7 @@ SCHEMA = StateSchema("asara", [
             doc="cards each player laid on the 5-Asari building this year"),
     IntList("space_owner", lambda g: g.total_spaces, -1, _last_player, aliases=("sp_owner",),
             doc="the player whose buyer occupies each card space, or -1"),
-    IntList("sp_card", lambda g: g.total_spaces, -1, PAIR_CARD,
+    IntList("space_card", lambda g: g.total_spaces, -1, PAIR_CARD, aliases=("sp_card",),
             doc="the suit laid on each card space, PAIR_CARD for a face-down pair, or -1"),
     IntList("lead", C.NUM_AREAS, -1, C.NUM_SUITS - 1, doc="lead suit of each area this year, or -1"),
     IntList("display", C.NUM_KINDS, 0, lambda g: max(g.display_size),

@@ -45,7 +45,7 @@ def encode_reference(s: AsaraState, p: int) -> np.ndarray:
     # areas and spaces
     o = lay["areas"].start
     own = s.space_owner
-    card = s.sp_card
+    card = s.space_card
     st = g.area_start
     nsp = g.area_spaces
     for i, a in enumerate(LIMITED_AREAS):

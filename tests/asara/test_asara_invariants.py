@@ -23,7 +23,7 @@ def conservation_errors(s: AsaraState) -> list[str]:
             cards[x] += s.hand[q * 5 + x] + s.laid_up[q * 5 + x] + s.laid_down[q * 5 + x]
     if cards != [g.cards_per_suit] * 5:
         errs.append(f"cards {cards}")
-    on_board = sum(1 for c in s.sp_card if 0 <= c < 5) + 2 * sum(1 for c in s.sp_card if c == 5) + sum(s.five_by)
+    on_board = sum(1 for c in s.space_card if 0 <= c < 5) + 2 * sum(1 for c in s.space_card if c == 5) + sum(s.five_by)
     if on_board != sum(s.laid_up) + sum(s.laid_down):
         errs.append("board cards")
     tiles = [0] * C.NUM_KINDS

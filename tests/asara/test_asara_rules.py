@@ -186,7 +186,7 @@ def test_build_masked_without_vacant_plot_or_money():
     st = s.game.area_start[C.CIRCLE]
     for i in range(1, 7):
         s.space_owner[st + i] = 1
-        s.sp_card[st + i] = 0
+        s.space_card[st + i] = 0
     s.lead[C.CIRCLE] = 0
     s.refresh()
     assert "build 2" not in names(s)

@@ -13,7 +13,8 @@ from meeplezoo.envs.core.game import CorruptStateError
 
 OLD_SAVE = Path(__file__).with_name("old_save_format1.json")
 #: the fields renamed since the old save was written: old name -> new name
-RENAMED = {"pp": "prestige", "p_k": "pending_sections", "b_newwin": "new_windows", "sp_owner": "space_owner"}
+RENAMED = {"pp": "prestige", "p_k": "pending_sections", "b_newwin": "new_windows", "sp_owner": "space_owner",
+           "sp_card": "space_card"}
 
 
 def _doc() -> dict:
