@@ -223,3 +223,28 @@ def test_imitation_targets_and_bad_configs():
         ExItConfig(game="template", opponents={"gods": 1.0})
     with pytest.raises(ValueError, match="sims must be an int >= 1"):
         ExItConfig(game="template", sims=0)
+
+
+def test_self_play_on_ray_gives_the_same_data(tmp_path):
+    ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'meeplezoo[ray]'); CI installs it")
+    import os
+
+    from meeplezoo.training.exit import make_pool
+
+    cfg = _cfg()
+    _t, net = _net("template", 3)
+    path = str(net.save(tmp_path / "n.zip"))
+    inline = generate(cfg, "selfplay", [21, 22], path)
+    here = os.path.dirname(os.path.dirname(os.path.abspath(meeplezoo.__file__)))
+    ray.init(num_cpus=2, runtime_env={"env_vars": {"PYTHONPATH": here}}, include_dashboard=False,
+             log_to_driver=False)
+    try:
+        pool = make_pool(2, "ray")
+        on_ray = generate(cfg, "selfplay", [21, 22], path, workers=2, pool=pool)
+        pool.shutdown()
+    finally:
+        ray.shutdown()
+    for k in ("obs", "mask", "pi", "z"):
+        np.testing.assert_array_equal(inline[k], on_ray[k])
+    with pytest.raises(ValueError, match="unknown backend"):
+        make_pool(2, "dask")

@@ -293,12 +293,67 @@ def _worker_games(job: dict[str, Any]) -> dict[str, np.ndarray]:
     return _concat([play_game(cfg, net, snaps, s, game) for s in job["seeds"]], game)
 
 
+#: where self-play runs: in this process, on a local process pool, or as Ray tasks
+BACKENDS = ("process", "ray")
+
+
+class RayPool:
+    """Self-play jobs as Ray tasks (a local instance with ``workers`` CPUs, or the cluster at ``address``);
+    ``map`` keeps the order of the jobs, so the samples are those of the process pool."""
+
+    def __init__(self, workers: int, address: str | None = None) -> None:
+        try:
+            import ray
+        except ImportError:
+            raise ValueError('the ray backend needs ray: pip install "meeplezoo[ray]"') from None
+        from meeplezoo.training.league import _start_ray_watchdog
+
+        self.ray = ray
+        self.started = False
+        self.watchdog: Any = None
+        if not ray.is_initialized():
+            kwargs: dict[str, Any] = {"address": address, "log_to_driver": False}
+            if address is None:
+                kwargs["num_cpus"] = workers
+            try:
+                ray.init(**kwargs)
+            except Exception as e:  # noqa: BLE001 - ray raises ConnectionError, RuntimeError, ...
+                where = f"the Ray cluster at {address!r}" if address else "a local Ray instance"
+                raise ValueError(f"cannot start or reach {where}: {type(e).__name__}: {e}") from None
+            self.started = True
+            if address is None and not os.environ.get("RAY_ADDRESS"):
+                self.watchdog = _start_ray_watchdog(ray)
+        self.remote = ray.remote(num_cpus=1)(_worker_games)
+
+    def map(self, fn: Any, jobs: Sequence[dict[str, Any]]) -> list[dict[str, np.ndarray]]:
+        return self.ray.get([self.remote.remote(j) for j in jobs])
+
+    def shutdown(self) -> None:
+        if self.started:
+            self.ray.shutdown()
+            self.started = False
+        if self.watchdog is not None:
+            self.watchdog.stdin.close()
+            self.watchdog = None
+
+
+def make_pool(workers: int, backend: str = "process", address: str | None = None) -> Any:
+    """The pool self-play runs on: None (inline) for one process-pool worker, else a process pool or Ray."""
+    if backend not in BACKENDS:
+        raise ValueError(f"exit: unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    if backend != "ray" and address is not None:
+        raise ValueError("exit: an address is for the ray backend")
+    if backend == "ray":
+        return RayPool(workers, address)
+    return ProcessPoolExecutor(workers, mp_context=get_context("spawn")) if workers > 1 else None
+
+
 def generate(cfg: ExItConfig, kind: str, seeds: Sequence[int], net_path: str | None = None,
              snapshots: Sequence[str] = (), workers: int = 1, pool: Any = None) -> dict[str, np.ndarray]:
     """The samples of the games on ``seeds`` (``kind`` ``"selfplay"`` or ``"imitation"``), in seed order.
 
-    With ``workers`` > 1 (or a ``pool``) the games are split into contiguous chunks played on a process
-    pool; the result is the same as inline.
+    With ``workers`` > 1 (or a ``pool``: a process pool or a :class:`RayPool`) the games are split into
+    contiguous chunks played in parallel; the result is the same as inline.
     """
     seeds = [int(s) for s in seeds]
     chunks = np.array_split(np.arange(len(seeds)), max(1, min(workers, len(seeds))))
@@ -388,7 +443,8 @@ class ExItTrainer:
     """An expert-iteration run in ``run_dir`` (new, or an existing one continued)."""
 
     def __init__(self, cfg: ExItConfig, run_dir: str | Path, *, workers: int = 1, torch_threads: int = 1,
-                 tensorboard: bool = True, verbose: int = 1) -> None:
+                 tensorboard: bool = True, verbose: int = 1, backend: str = "process",
+                 address: str | None = None) -> None:
         import torch
 
         from meeplezoo.training.networks import BlockNet, BlockNetConfig
@@ -396,6 +452,11 @@ class ExItTrainer:
         self.cfg = cfg
         self.dir = Path(run_dir)
         self.workers = int(workers)
+        if isinstance(workers, bool) or self.workers < 1:
+            raise ValueError(f"exit: workers must be an int >= 1, got {workers!r}")
+        if backend not in BACKENDS:
+            raise ValueError(f"exit: unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+        self.backend, self.address = backend, address
         self.verbose = verbose
         self.game = cfg.make_game()
         torch.set_num_threads(int(torch_threads))
@@ -538,7 +599,7 @@ class ExItTrainer:
         target = cfg.iterations if iterations is None else int(iterations)
         start = time.time()
         evaluations: list[dict[str, Any]] = []
-        pool = ProcessPoolExecutor(self.workers, mp_context=get_context("spawn")) if self.workers > 1 else None
+        pool = make_pool(self.workers, self.backend, self.address)
         try:
             if cfg.warm_start_games and not self.progress["warm_started"]:
                 c0 = _cpu_seconds()
@@ -610,9 +671,13 @@ class ExItTrainer:
 
 
 def train_exit(game: str, run_dir: str | Path, *, workers: int = 1, time_limit: float | None = None,
-               torch_threads: int = 1, tensorboard: bool = True, verbose: int = 1, **config: Any) -> ExItResult:
-    """Run (or continue) expert iteration for ``game`` in ``run_dir``; ``config`` are :class:`ExItConfig` fields."""
+               torch_threads: int = 1, tensorboard: bool = True, verbose: int = 1, backend: str = "process",
+               address: str | None = None, **config: Any) -> ExItResult:
+    """Run (or continue) expert iteration for ``game`` in ``run_dir``; ``config`` are :class:`ExItConfig` fields.
+
+    Self-play runs inline (``workers=1``), on a process pool (``workers`` > 1) or as Ray tasks
+    (``backend="ray"``, a local instance or the cluster at ``address``)."""
     cfg = ExItConfig(game=game, **config)
     trainer = ExItTrainer(cfg, run_dir, workers=workers, torch_threads=torch_threads, tensorboard=tensorboard,
-                          verbose=verbose)
+                          verbose=verbose, backend=backend, address=address)
     return trainer.run(time_limit=time_limit)

@@ -40,7 +40,10 @@ def add_parser(subparsers: Any) -> None:
                     "(a continued run goes on to this many)")
     ex.add_argument("--games-per-iteration", type=int_arg(1), default=8, help="self-play games per iteration")
     ex.add_argument("--sims", type=int_arg(1), default=64, help="search simulations per expert decision")
-    ex.add_argument("--workers", type=int_arg(1), default=1, help="self-play processes")
+    ex.add_argument("--workers", type=int_arg(1), default=1, help="self-play processes (or Ray CPUs)")
+    ex.add_argument("--backend", choices=("process", "ray"), default="process",
+                    help="self-play on a local process pool or as Ray tasks")
+    ex.add_argument("--address", default=None, help="--backend ray: the cluster to join (e.g. auto)")
     ex.add_argument("--warm-start-games", type=int_arg(0), default=0,
                     help="heuristic games imitated before the first iteration")
     ex.add_argument("--eval-every", type=int_arg(1), default=2, help="iterations between evaluations")
@@ -118,7 +121,8 @@ def cmd_train_exit(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(f"expert iteration on {game.pretty_name} ({game.num_players} players), {args.iterations} iterations "
               f"of {args.games_per_iteration} games at {args.sims} simulations -> {out}", flush=True)
-    result = train_exit(game.name, out, workers=args.workers, time_limit=args.time_limit,
+    result = train_exit(game.name, out, workers=args.workers, backend=args.backend, address=args.address,
+                        time_limit=args.time_limit,
                         torch_threads=args.torch_threads, tensorboard=not args.no_tensorboard,
                         verbose=0 if args.quiet else 1, num_players=game.num_players,
                         options=dict(game.non_default_options), iterations=args.iterations,
