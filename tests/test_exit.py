@@ -248,3 +248,17 @@ def test_self_play_on_ray_gives_the_same_data(tmp_path):
         np.testing.assert_array_equal(inline[k], on_ray[k])
     with pytest.raises(ValueError, match="unknown backend"):
         make_pool(2, "dask")
+
+
+def test_networks_play_in_a_league(tmp_path):
+    from meeplezoo.training.league import LeagueConfig, run_league
+
+    _t, net = _net("template", 2)
+    path = net.save(tmp_path / "n.zip")
+    cfg = LeagueConfig(game="template", num_players=2, agents=["random", f"net=net:{path}",
+                                                               f"search=netmcts:{path}:sims=8"], seed=3)
+    with run_league(cfg, str(tmp_path / "l.sqlite"), 6, progress=False) as league:
+        table = league.standings().to_dict()
+    assert table["matches"] == 6
+    assert {row["agent"] for row in table["agents"]} == {"random", "net", "search"}
+    assert sum(row["games"] for row in table["agents"]) == 6 * 2
