@@ -575,6 +575,7 @@ class KeralaState(State):
         n = self.game.num_players
         self._mask: np.ndarray | None = None
         self._legal_cells: list[int] = []  # set with _mask
+        self._legal: tuple[int, ...] = ()  # set with _mask
         self._pairs: dict[int, list[int]] | None = None
         self._sources: dict[int, list[int]] | None = None
         self._score: list[PlatformScore | None] = [None] * n
@@ -744,6 +745,11 @@ class KeralaState(State):
             m.flags.writeable = False  # cached and shared with clones
         return m
 
+    def legal_actions(self) -> list[int]:
+        if self._mask is None:
+            self.legal_mask()
+        return list(self._legal)
+
     def is_legal(self, action: int) -> bool:
         return 0 <= action < self.game.num_actions and bool(self.legal_mask()[action])
 
@@ -753,6 +759,7 @@ class KeralaState(State):
         mask = np.zeros(g.num_actions, dtype=bool)
         phase = self.phase
         self._legal_cells = []  # window cells the decision names (decision_cells)
+        self._legal = ()
         if phase == C.PHASE_END:
             return mask
         p = self.current_player
@@ -803,6 +810,7 @@ class KeralaState(State):
         else:
             idx.extend(range(codec.rot_base, codec.rot_base + 4))
         mask[idx] = True
+        self._legal = tuple(sorted(set(idx)))  # the same list as the mask, ascending (never mutated)
         return mask
 
     # -- move-tile legality (§6.2) ----------------------------------------------------------------------
@@ -1315,6 +1323,7 @@ SCHEMA = StateSchema("kerala", [
                   doc="move-tile: the chosen source stack (destination phase) or the moved stack (turn phase)"),
     Cache("_mask", doc="the read-only legal mask"),
     Cache("_legal_cells", doc="window cells of the current decision (set with _mask)"),
+    Cache("_legal", doc="the legal actions, ascending (a tuple set with _mask, never mutated)"),
     Cache("_pairs", doc="legal move-tile sources with their destinations"),
     Cache("_sources", doc="legal move-tile sources with their first destination"),
     Cache("_score", copy=list.copy, doc="per player: the PlatformScore of the current platform (immutable)"),
