@@ -17,10 +17,13 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import platform
 import sys
 import time
 from typing import Any
+
+import numpy as np
 
 import meeplezoo
 from meeplezoo.agents.mcts import MCTSAgent
@@ -63,7 +66,22 @@ SEARCH_SUITE = {
     "leaf evaluation (scores)": "mcts:preset=plain:rollout_depth=0",
     "heuristic prior + leaf evaluation": "mcts:preset=plain:prior=heuristic:c=1.5:rollout_depth=0",
     "tuned": "mcts",
+    # a network with random weights (numpy, default widths): the cost of a network prior and leaf value
+    "network prior + value": "netmcts:{net}",
 }
+
+
+def random_network(game: Any, path: str, seed: int = 0) -> str:
+    """Write a network checkpoint of the default widths with random weights (no torch needed): what a
+    network-guided search costs does not depend on what the network has learned."""
+    from meeplezoo.agents.network import PolicyValueNet
+
+    config = {"channels": 32, "conv_layers": 2, "flat_hidden": 128, "trunk_hidden": 128}
+    rng = np.random.default_rng(seed)
+    arrays = {k: (rng.standard_normal(shape) / np.sqrt(max(1, int(np.prod(shape[1:]))))).astype(np.float32)
+              for k, shape in PolicyValueNet.parameter_shapes(game, config).items()}
+    PolicyValueNet(game, arrays, config).save(path)
+    return path
 
 
 def measure_spec(name: str, num_players: int, sims: int, positions: int, label: str, spec: str) -> dict[str, Any]:
@@ -72,6 +90,10 @@ def measure_spec(name: str, num_players: int, sims: int, positions: int, label: 
 
     game = meeplezoo.make_game(name, num_players)
     pos = [s for s in sample_positions(game, positions + 4, seed=1) if len(s.legal_actions()) > 1][:positions]
+    if "{net}" in spec:
+        import tempfile
+
+        spec = spec.format(net=random_network(game, os.path.join(tempfile.mkdtemp(), f"{name}.zip")))
     full = f"{spec}:sims={sims}"
     agent = make_agent(full, name, num_players=num_players, seed=0)
     agent.search(pos[0])  # warm caches, build the rollout and prior agents
@@ -117,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seconds", type=float, default=2.0, help="time for the random-playout reference")
     p.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     p.add_argument("--suite", choices=["search"], help="compare the leaf evaluations of SEARCH_SUITE instead")
+    p.add_argument("--setting", action="append", help="--suite search: only this setting (repeatable)")
     args = p.parse_args(argv)
     if args.suite == "search":
         rows = []
@@ -124,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
         for name in args.games or meeplezoo.list_envs():
             for n in args.players or [2]:
                 for label, spec in SEARCH_SUITE.items():
+                    if args.setting and label not in args.setting:
+                        continue
                     row = measure_spec(name, n, args.sims, args.positions, label, spec)
                     rows.append(row)
                     print(f"{name:<16} {n:>7} {label:<36} {row['sims_per_s']:>9.1f} {row['s_per_move']:>8.3f}",
