@@ -215,6 +215,13 @@ def test_imitation_targets_and_bad_configs():
     data = generate(cfg, "imitation", [5])
     assert len(data["obs"]) > 20 and np.all(data["pi"][~data["mask"]] == 0)
     assert set(np.unique(data["z"])) <= {-1.0, 0.0, 1.0}
+    searched = generate(ExItConfig(game="haus_der_sonne", warm_start_games=1, warm_start_teacher="mcts:sims=8",
+                                   **SMALL), "imitation", [5])
+    assert len(searched["obs"]) > 20 and np.all(searched["pi"][~searched["mask"]] == 0)
+    visits = searched["pi"].astype(np.float32)
+    assert np.allclose(visits.sum(axis=1), 1.0, atol=1e-2) and (visits.max(axis=1) < 1).any()  # visit shares
+    with pytest.raises(ValueError, match="warm_start_teacher"):
+        ExItConfig(game="haus_der_sonne", warm_start_teacher="random")
     with pytest.raises(ValueError, match="has no heuristic"):
         ExItConfig(game="template", warm_start_games=2)
     with pytest.raises(ValueError, match="reward_mode"):

@@ -20,8 +20,10 @@ Each iteration:
    ``eval_games`` games against each of ``eval_against``, seats rotated; the best one so far against the
    last opponent listed is ``best.zip``.
 
-A warm start (``warm_start_games`` > 0) first imitates the heuristic: the heuristic plays every seat,
-the policy target is half its move and half the softmax of its action scores (``HeuristicPrior``).
+A warm start (``warm_start_games`` > 0) first imitates a teacher playing every seat: the heuristic (the
+policy target is half its move and half the softmax of its action scores, ``HeuristicPrior``) or, with
+``warm_start_teacher="mcts:sims=200"``, the search (its visit counts; the tuned search beats the
+heuristic, so this aims above it).
 
 The run directory holds everything needed to continue: ``config.json``, ``progress.json`` (iteration,
 samples, CPU seconds), ``buffer.npz``, ``trainer.pt`` (network and optimiser, loaded with
@@ -83,6 +85,10 @@ class ExItConfig:
     reward_mode: str = "win"
     warm_start_games: int = 0
     warm_start_epochs: int = 4
+    #: who plays the warm-start games: ``heuristic`` (targets: half its move, half the softmax of its action
+    #: scores) or a search spec such as ``mcts:sims=200`` (targets: its visit counts; the tuned ``mcts``
+    #: beats the heuristic, so imitating it aims above the heuristic)
+    warm_start_teacher: str = "heuristic"
     buffer_size: int = 20_000
     epochs: int = 2
     batch_size: int = 128
@@ -111,9 +117,13 @@ class ExItConfig:
         object.__setattr__(self, "eval_against", tuple(self.eval_against))
         if not self.eval_against:
             raise ValueError("exit: eval_against must name at least one opponent spec")
-        if not has_heuristic and (self.warm_start_games or self.opponents.get("heuristic", 0)):
-            raise ValueError(f"exit: {self.game!r} has no heuristic, so neither warm_start_games nor a 'heuristic' "
-                             f"opponent weight can be used")
+        teacher = self.warm_start_teacher
+        if not isinstance(teacher, str) or teacher.split(":")[0] not in ("heuristic", "mcts"):
+            raise ValueError(f"exit: warm_start_teacher must be 'heuristic' or an mcts spec, got {teacher!r}")
+        needs_heuristic = self.opponents.get("heuristic", 0) or (self.warm_start_games and teacher == "heuristic")
+        if not has_heuristic and needs_heuristic:
+            raise ValueError(f"exit: {self.game!r} has no heuristic, so neither a heuristic warm start nor a "
+                             f"'heuristic' opponent weight can be used")
         ints = {"num_players": 1, "iterations": 1, "games_per_iteration": 1, "sims": 1, "batch": 1,
                 "explore_moves": 0, "warm_start_games": 0, "warm_start_epochs": 0, "buffer_size": 1, "epochs": 0,
                 "batch_size": 1, "eval_every": 1, "eval_games": 0, "channels": 1, "conv_layers": 1,
@@ -231,26 +241,33 @@ def play_game(cfg: ExItConfig, net: PolicyValueNet, snapshots: Sequence[PolicyVa
 
 
 def imitation_game(cfg: ExItConfig, seed: int, game: Any = None) -> dict[str, np.ndarray]:
-    """One game of the heuristic against itself: its action scores as policy targets (warm start)."""
+    """One game of the warm-start teacher against itself (every seat), its choices as policy targets:
+    the heuristic's move and action scores, or a search's visit counts (``warm_start_teacher``)."""
     from meeplezoo.agents import make as make_agent
     from meeplezoo.agents.mcts import HeuristicPrior
 
     game = game if game is not None else cfg.make_game()
     n = game.num_players
     rng = np.random.default_rng(seed)
-    agents = [make_agent("heuristic", game.name, num_players=n, seed=int(rng.integers(2**31))) for _ in range(n)]
-    priors = [HeuristicPrior(a) for a in agents]
+    teacher = cfg.warm_start_teacher
+    agents = [make_agent(teacher, game.name, num_players=n, seed=int(rng.integers(2**31))) for _ in range(n)]
+    searching = teacher != "heuristic"
+    priors = None if searching else [HeuristicPrior(a) for a in agents]
     state = game.new_state(int(rng.integers(2**31)))
     obs, masks, pis, players = [], [], [], []
     while not state.is_terminal():
         p = state.current_player
         mask = state.legal_mask()
         if int(mask.sum()) > 1:
-            pi = priors[p].evaluate([state])[0][0]
-            a = int(agents[p].act(state.observe(p), mask, state=state))
-            target = np.zeros(len(mask))
-            target[a] = 0.5
-            target += 0.5 * pi
+            if searching:
+                result = agents[p].search(state)
+                a, target = result.action, result.policy(1.0)
+            else:
+                pi = priors[p].evaluate([state])[0][0]
+                a = int(agents[p].act(state.observe(p), mask, state=state))
+                target = np.zeros(len(mask))
+                target[a] = 0.5
+                target += 0.5 * pi
             obs.append(state.observe(p).astype(np.float16))
             masks.append(np.array(mask, dtype=bool))
             pis.append(target.astype(np.float16))

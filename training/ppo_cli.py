@@ -46,6 +46,8 @@ def add_parser(subparsers: Any) -> None:
     ex.add_argument("--address", default=None, help="--backend ray: the cluster to join (e.g. auto)")
     ex.add_argument("--warm-start-games", type=int_arg(0), default=0,
                     help="heuristic games imitated before the first iteration")
+    ex.add_argument("--warm-start-teacher", default="heuristic", metavar="SPEC",
+                    help="who plays the warm-start games: heuristic (default) or a search spec, e.g. mcts:sims=200")
     ex.add_argument("--eval-every", type=int_arg(1), default=2, help="iterations between evaluations")
     ex.add_argument("--buffer-size", type=int_arg(1), default=20_000, help="samples kept for training")
     ex.add_argument("--epochs", type=int_arg(0), default=2, help="passes over the buffer per iteration")
@@ -127,7 +129,8 @@ def cmd_train_exit(args: argparse.Namespace) -> int:
                         verbose=0 if args.quiet else 1, num_players=game.num_players,
                         options=dict(game.non_default_options), iterations=args.iterations,
                         games_per_iteration=args.games_per_iteration, sims=args.sims,
-                        warm_start_games=args.warm_start_games, eval_every=args.eval_every,
+                        warm_start_games=args.warm_start_games, warm_start_teacher=args.warm_start_teacher,
+                        eval_every=args.eval_every,
                         eval_games=args.eval_games, buffer_size=args.buffer_size, epochs=args.epochs,
                         reward_mode=args.reward_mode if args.reward_mode != "score" else "win", seed=args.seed,
                         **extra)
