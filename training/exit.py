@@ -319,39 +319,17 @@ class RayPool:
     ``map`` keeps the order of the jobs, so the samples are those of the process pool."""
 
     def __init__(self, workers: int, address: str | None = None) -> None:
-        try:
-            import ray
-        except ImportError:
-            raise ValueError('the ray backend needs ray: pip install "meeplezoo[ray]"') from None
-        from meeplezoo.training.league import _start_ray_watchdog
+        from meeplezoo.training.league import RaySession
 
-        self.ray = ray
-        self.started = False
-        self.watchdog: Any = None
-        if not ray.is_initialized():
-            kwargs: dict[str, Any] = {"address": address, "log_to_driver": False}
-            if address is None:
-                kwargs["num_cpus"] = workers
-            try:
-                ray.init(**kwargs)
-            except Exception as e:  # noqa: BLE001 - ray raises ConnectionError, RuntimeError, ...
-                where = f"the Ray cluster at {address!r}" if address else "a local Ray instance"
-                raise ValueError(f"cannot start or reach {where}: {type(e).__name__}: {e}") from None
-            self.started = True
-            if address is None and not os.environ.get("RAY_ADDRESS"):
-                self.watchdog = _start_ray_watchdog(ray)
-        self.remote = ray.remote(num_cpus=1)(_worker_games)
+        self.session = RaySession(workers, address)
+        self.ray = self.session.ray
+        self.remote = self.ray.remote(num_cpus=1)(_worker_games)
 
     def map(self, fn: Any, jobs: Sequence[dict[str, Any]]) -> list[dict[str, np.ndarray]]:
         return self.ray.get([self.remote.remote(j) for j in jobs])
 
     def shutdown(self) -> None:
-        if self.started:
-            self.ray.shutdown()
-            self.started = False
-        if self.watchdog is not None:
-            self.watchdog.stdin.close()
-            self.watchdog = None
+        self.session.close()
 
 
 def make_pool(workers: int, backend: str = "process", address: str | None = None) -> Any:

@@ -430,12 +430,31 @@ class RayExecutor:
     """
 
     def __init__(self, spec: WorkerSpec, workers: int | None, address: str | None) -> None:
+        self.session = RaySession(workers, address)
+        self.ray = self.session.ray
+        self.remote = self.ray.remote(num_cpus=1)(play_task)
+        self.spec_ref = self.ray.put(spec)
+
+    def submit(self, task: MatchTask) -> cf.Future:
+        return self.remote.remote(self.spec_ref, task).future()
+
+    def shutdown(self) -> None:
+        self.session.close()
+
+
+class RaySession:
+    """Ray for this process: joined if already initialised, else started (locally with ``workers`` CPUs,
+    or the cluster at ``address``) with a watchdog that ends a local instance if this process dies;
+    :meth:`close` undoes only what it did.  Shared by the league and expert iteration."""
+
+    def __init__(self, workers: int | None, address: str | None) -> None:
         try:
             import ray
         except ImportError:
             raise ValueError('the ray backend needs ray: pip install "meeplezoo[ray]"') from None
         self.ray = ray
         self.started = False
+        self.watchdog: Any = None
         if not ray.is_initialized():
             kwargs: dict[str, Any] = {"address": address, "log_to_driver": False}
             if address is None and workers:
@@ -446,18 +465,13 @@ class RayExecutor:
                 where = f"the Ray cluster at {address!r}" if address else "a local Ray instance"
                 raise ValueError(f"cannot start or reach {where}: {type(e).__name__}: {e}") from None
             self.started = True
-        self.watchdog: Any = None
-        if self.started and address is None and not os.environ.get("RAY_ADDRESS"):
-            self.watchdog = _start_ray_watchdog(ray)
-        self.remote = ray.remote(num_cpus=1)(play_task)
-        self.spec_ref = ray.put(spec)
+            if address is None and not os.environ.get("RAY_ADDRESS"):
+                self.watchdog = _start_ray_watchdog(ray)
 
-    def submit(self, task: MatchTask) -> cf.Future:
-        return self.remote.remote(self.spec_ref, task).future()
-
-    def shutdown(self) -> None:
+    def close(self) -> None:
         if self.started:
             self.ray.shutdown()
+            self.started = False
         if self.watchdog is not None:  # closing its pipe: it ends whatever of the session is left, then exits
             self.watchdog.stdin.close()
             try:
