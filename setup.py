@@ -13,4 +13,7 @@ packages = []
 for name, folder in PACKAGE_DIR.items():
     packages += [name, *(f"{name}.{sub}" for sub in find_packages(folder))]
 
-setup(package_dir=PACKAGE_DIR, packages=packages)
+# the pretrained networks shipped with the agents (meeplezoo.agents.pretrained)
+PACKAGE_DATA = {"meeplezoo.agents.pretrained": ["*.zip"]}
+
+setup(package_dir=PACKAGE_DIR, packages=packages, package_data=PACKAGE_DATA, include_package_data=True)

@@ -1,7 +1,10 @@
-"""Agents: random, one heuristic per game, information-set MCTS, trained PPO policies.
+"""Agents: random, one heuristic per game, information-set MCTS, trained PPO policies, policy-value
+networks (alone or guiding the search) and the networks shipped with the package.
 
 Build them by name: ``meeplezoo.agents.make("heuristic", game="kerala", seed=0)``
-or with options, ``make("mcts:sims=400:rollout=heuristic", game="hawaii")``.
+or with options, ``make("mcts:sims=400:rollout=heuristic", game="hawaii")``;
+``make("pretrained", game="kerala")`` is the shipped network of the game (``pretrained:time=0.5``
+searches with it; :func:`meeplezoo.agents.pretrained.available` lists them).
 """
 
 from .base import Agent, RandomAgent, act_on_state

@@ -320,8 +320,10 @@ class NetworkEvaluator(Evaluator):
 
     provides_values = True
 
-    def __init__(self, net: PolicyValueNet) -> None:
+    def __init__(self, net: PolicyValueNet, values: bool = True) -> None:
         self.net = net
+        #: False: the network is the prior only and the search values its leaves by rollouts
+        self.provides_values = bool(values)
         self.calls = 0
         self.states = 0
 
@@ -332,6 +334,8 @@ class NetworkEvaluator(Evaluator):
         priors = masked_softmax(logits, masks)
         self.calls += 1
         self.states += len(states)
+        if not self.provides_values:
+            return list(priors), None
         return list(priors), [egocentric_to_seats(v, s.current_player) for v, s in zip(values, states)]
 
 
@@ -383,13 +387,20 @@ def load_agent(path: str | Path, game: Any = None, num_players: int | None = Non
     return NetworkAgent(PolicyValueNet.load(path, game, num_players), seed=seed, **options)
 
 
+#: how the network-guided search values its leaves: the value head, or the plain search's rollouts/cut-off
+LEAF_KINDS = ("network", "rollout")
+
+
 def network_search(net: PolicyValueNet | str | Path, game: Any = None, num_players: int | None = None,
                    seed: int | None = None, **options: Any) -> Agent:
     """The search guided by the network: PUCT with its policy as prior and its values at the leaves.
 
     ``options`` are :class:`~meeplezoo.agents.mcts.MCTSAgent`'s; the defaults here are ``sims=200``,
     ``batch=1`` (a leaf per network call: batching is no cheaper in numpy, and virtual losses would split
-    small batches evenly), ``c=1.5`` and ``fpu=0.2``.
+    small batches evenly), ``c=1.5`` and ``fpu=0.2``.  ``leaf="network"`` (default) values the leaves with
+    the network's value head; ``leaf="rollout"`` keeps the network as the prior only and values the leaves
+    the way the plain search does (``rollout``, ``rollout_epsilon``, ``rollout_depth``: the expert of
+    expert iteration before the value head has learned anything).
     """
     from .mcts import MCTSAgent
 
@@ -397,9 +408,13 @@ def network_search(net: PolicyValueNet | str | Path, game: Any = None, num_playe
         net = PolicyValueNet.load(net, game, num_players)
     if "prior" in options:
         raise ValueError("netmcts: the prior is the network; prior= cannot be given")
+    leaf = options.pop("leaf", "network")
+    if leaf not in LEAF_KINDS:
+        raise ValueError(f"netmcts: leaf must be one of {', '.join(LEAF_KINDS)}, got {leaf!r}")
     opts = {"batch": 1, "c": 1.5, "fpu": 0.2, **options}
     if "sims" not in opts and "time" not in opts:
         opts["sims"] = 200
-    agent = MCTSAgent(game=net.game.name, seed=seed, prior=NetworkEvaluator(net), **opts)
+    prior = NetworkEvaluator(net, values=leaf == "network")
+    agent = MCTSAgent(game=net.game.name, seed=seed, prior=prior, **opts)
     agent.network = net  # type: ignore[attr-defined]
     return agent

@@ -3,7 +3,8 @@
 Examples: ``random``, ``heuristic``, ``mcts:sims=400:rollout=heuristic``,
 ``ppo:runs/kerala/best.zip`` (a bare path ending in ``.zip`` means ``ppo:PATH``),
 ``sb3:model.zip`` (a stable-baselines3 model trained elsewhere), ``net:runs/exit/kerala/best.zip``
-(a policy-value network alone) and ``netmcts:PATH:time=0.5`` (the search guided by it).
+(a policy-value network alone), ``netmcts:PATH:time=0.5`` (the search guided by it) and
+``pretrained`` (the network shipped with the package for the game; ``pretrained:time=0.5`` searches with it).
 """
 
 from __future__ import annotations
@@ -118,6 +119,14 @@ def _netmcts(*args: str, game: str | None = None, num_players: int | None = None
     return _load("meeplezoo.agents.network:network_search")(args[0], game, num_players, seed=seed, **options)
 
 
+def _pretrained(*args: str, game: Any = None, num_players: int | None = None, seed: int | None = None,
+                **options: Any) -> Agent:
+    if args:
+        raise ValueError(f"agent 'pretrained' takes options only (sims=, time=, search=, sample=, temperature=), "
+                         f"got {args}")
+    return _load("meeplezoo.agents.pretrained:make_pretrained")(game, num_players, seed=seed, **options)
+
+
 def _human(*args: str, game: str | None = None, num_players: int | None = None, seed: int | None = None,
            **options: Any) -> Agent:
     cls = _load("meeplezoo.agents.human:HumanAgent")
@@ -130,6 +139,7 @@ register("mcts", _mcts)
 register("ppo", _ppo)
 register("net", _net)
 register("netmcts", _netmcts)
+register("pretrained", _pretrained)
 register("human", _human)
 register("sb3", lambda *a, **kw: _load("meeplezoo.agents.sb3:make_sb3")(*a, **kw))  # plain SB3 models
 
@@ -159,7 +169,7 @@ def make(spec: str, game: Any = None, *, num_players: int | None = None, seed: i
     name, args, kwargs = parse_spec(spec)
     if name not in _FACTORIES:
         raise ValueError(f"unknown agent {name!r} in spec {spec!r}; known agents: {', '.join(_FACTORIES)}")
-    if name != "ppo" and game is not None and not isinstance(game, str):
+    if name not in ("ppo", "net", "netmcts", "pretrained") and game is not None and not isinstance(game, str):
         game = game.name
     known = _known_options(name, game)
     if known is not None:

@@ -13,6 +13,7 @@ Every finished game is one JSON line in ``--matches`` (read back to resume); the
 each game.  The training compute comes from the checkpoint's own metadata.
 
     .venv/bin/python benchmarks/learned_strength.py --games 200 --search
+    .venv/bin/python benchmarks/learned_strength.py --checkpoint pretrained --games 200   # the shipped networks
     .venv/bin/python benchmarks/learned_strength.py --config haus_der_sonne-2 --checkpoint runs/hds/best.zip
 """
 
@@ -28,6 +29,7 @@ from typing import Any
 import search_strength as S
 
 from meeplezoo.agents.network import read_network_metadata
+from meeplezoo.agents.pretrained import available
 
 TWO_PLAYER = [c for c in S.CONFIGS if c.players == 2]  # noqa: PLR2004
 DEFAULT_PATTERN = os.path.join("runs", "exit", "{key}", "best.zip")
@@ -40,15 +42,54 @@ def training_cpu_hours(path: str) -> float | None:
     return round(float(secs) / 3600, 3) if isinstance(secs, (int, float)) else None
 
 
+def untrained_copy(path: str, folder: str) -> str:
+    """A network of the same game, shape and training config as ``path`` as the trainer initialises it
+    (torch seed 0), written once to ``folder``: the untrained prior the trained one is compared with."""
+    from meeplezoo.agents.network import PolicyValueNet
+
+    net = PolicyValueNet.load(path)
+    meta = net.metadata
+    name = f"{meta['game']}-{meta['num_players']}p-untrained.zip"
+    out = os.path.join(folder, name)
+    if not os.path.isfile(out):
+        import torch
+
+        from meeplezoo.training.networks import BlockNet, BlockNetConfig
+
+        os.makedirs(folder, exist_ok=True)
+        torch.manual_seed(0)
+        g = net.game
+        fresh = BlockNet(g.observation_spec, g.num_actions, g.num_players, BlockNetConfig(**net.config))
+        untrained = {k: v for k, v in meta.items() if k not in ("training_cpu_seconds", "iterations", "samples")}
+        PolicyValueNet(g, fresh.arrays(), net.config, {**untrained, "untrained": True}).save(out)
+    return out
+
+
+def _spec_path(spec: str, cfg: S.Config) -> str | None:
+    """The checkpoint an agent spec plays (``net:``/``netmcts:`` path, or the shipped ``pretrained`` one)."""
+    name, _, rest = spec.partition(":")
+    if name in ("net", "netmcts"):
+        return rest.split(":")[0]
+    if name == "pretrained":
+        from meeplezoo.agents.pretrained import FOLDER, checkpoint_name
+
+        return str(FOLDER / checkpoint_name(cfg.game, cfg.players))
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--config", action="append", help="only this configuration key (repeatable); keys: "
                    + ", ".join(c.key for c in TWO_PLAYER))
-    p.add_argument("--checkpoint", default=DEFAULT_PATTERN, help="checkpoint path pattern ({game}, {key})")
+    p.add_argument("--checkpoint", default=DEFAULT_PATTERN,
+                   help="checkpoint path pattern ({game}, {key}), or 'pretrained': the networks shipped in the package")
     p.add_argument("--games", type=int, default=200, help="games per configuration and agent (even)")
     p.add_argument("--per-pass", type=int, default=10, help="games per configuration in each round-robin pass")
     p.add_argument("--search", action="store_true", help="also the search guided by the network")
     p.add_argument("--search-spec", default="time=0.5", help="netmcts options (default time=0.5)")
+    p.add_argument("--search-games", type=int, default=None, help="games of the search (default --games)")
+    p.add_argument("--untrained", action="store_true",
+                   help="with --search: also the same search with an untrained network of the same shape as the prior")
     p.add_argument("--opponent", default="heuristic")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--matches", default=os.path.join(S.RESULTS, "learned_strength_matches.jsonl"))
@@ -61,6 +102,17 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"unknown configuration(s) {sorted(unknown)}")
     plans: list[tuple[S.Config, str, str]] = []
     for cfg in configs:
+        if args.checkpoint == "pretrained":
+            shipped = {(c["game"], c["num_players"], json.dumps(c["options"], sort_keys=True)): c["path"]
+                       for c in available()}
+            path = shipped.get((cfg.game, cfg.players, json.dumps(cfg.rules, sort_keys=True)))
+            if path is None:
+                print(f"{cfg.key}: no shipped network; skipped", flush=True)
+                continue
+            plans.append((cfg, "pretrained", str(path)))
+            if args.search:
+                plans.append((cfg, f"pretrained:{args.search_spec}", str(path)))
+            continue
         path = args.checkpoint.format(game=cfg.game, key=cfg.key)
         if not os.path.isfile(path):
             print(f"{cfg.key}: no checkpoint at {path}; skipped", flush=True)
@@ -71,18 +123,45 @@ def main(argv: list[str] | None = None) -> int:
     deadline = None if args.minutes is None else time.time() + 60 * args.minutes
     matches = S.read_matches(args.matches)
     done = {(m["config"], m["agent"], m["opponent"], m["deal"], m["seat"]) for m in matches}
-    todo = {(cfg.key, spec): [t for t in S.schedule(cfg, args.games) if (cfg.key, spec, args.opponent, *t) not in done]
+    if args.search and args.untrained:
+        for cfg, spec, path in list(plans):
+            if spec.startswith(("netmcts:", "pretrained:")):
+                blank = os.path.relpath(untrained_copy(path, os.path.join(S.RESULTS, "untrained")))
+                options = spec.split(":", 2)[2] if spec.startswith("netmcts:") else spec.split(":", 1)[1]
+                if spec.startswith("pretrained:"):
+                    from meeplezoo.agents.network import read_network_metadata as _meta
+                    from meeplezoo.agents.pretrained import search_defaults
+
+                    trained = search_defaults(_meta(path))
+                    given = dict(part.split("=", 1) for part in options.split(":") if "=" in part)
+                    options = ":".join([*(f"{k}={v}" for k, v in trained.items() if k not in given), options])
+                plans.append((cfg, f"netmcts:{blank}:{options}", blank))
+
+    def games_of(spec: str) -> int:
+        searching = spec.startswith("netmcts:") or (spec.startswith("pretrained:") and spec != "pretrained")
+        return args.search_games if searching and args.search_games is not None else args.games
+
+    todo = {(cfg.key, spec): [t for t in S.schedule(cfg, games_of(spec))
+                              if (cfg.key, spec, args.opponent, *t) not in done]
             for cfg, spec, _path in plans}
 
+    paths = {(cfg.key, spec): path for cfg, spec, path in plans}
+    by_key = {c.key: c for c in TWO_PLAYER}
+
     def summary() -> list[dict[str, Any]]:
+        # every (configuration, agent, opponent) in the matches file, also those another process plays
+        everything = S.read_matches(args.matches)
+        groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+        for m in everything:
+            groups.setdefault((m["config"], m["agent"], m["opponent"]), []).append(m)
         rows = []
-        for cfg, spec, path in plans:
-            mine = [m for m in matches
-                    if m["config"] == cfg.key and m["agent"] == spec and m["opponent"] == args.opponent]
-            if mine:
-                row = S.summarise(cfg, spec, args.opponent, mine)
-                row["training_cpu_hours"] = training_cpu_hours(path)
-                rows.append(row)
+        for (key, spec, opp), mine in groups.items():
+            if key not in by_key:
+                continue
+            row = S.summarise(by_key[key], spec, opp, mine)
+            path = paths.get((key, spec)) or _spec_path(spec, by_key[key])
+            row["training_cpu_hours"] = training_cpu_hours(path) if path and os.path.isfile(path) else None
+            rows.append(row)
         tmp = args.json + ".tmp"
         with open(tmp, "w") as f:
             json.dump(rows, f, indent=1)

@@ -269,3 +269,53 @@ def test_networks_play_in_a_league(tmp_path):
     assert table["matches"] == 6
     assert {row["agent"] for row in table["agents"]} == {"random", "net", "search"}
     assert sum(row["games"] for row in table["agents"]) == 6 * 2
+
+
+def test_the_rollout_leaf_keeps_the_network_as_prior_only(tmp_path):
+    _t, net = _net("haus_der_sonne")
+    path = net.save(tmp_path / "hds.zip")
+    agent = make(f"netmcts:{path}:leaf=rollout:sims=16:rollout_depth=4", "haus_der_sonne", seed=3)
+    src = agent._prior_source
+    assert isinstance(src, NetworkEvaluator) and not src.provides_values
+    state = net.game.new_state(4)
+    priors, values = src.evaluate([state])
+    assert values is None and np.isclose(priors[0].sum(), 1.0) and np.all(priors[0][~state.legal_mask()] == 0)
+    result = agent.search(state)
+    assert result.visits.sum() >= 16 and state.legal_mask()[result.action]
+    assert src.states > 0  # the network was asked for priors while the leaves were rolled out
+    with pytest.raises(ValueError, match="leaf must be one of"):
+        make(f"netmcts:{path}:leaf=oracle", "haus_der_sonne")
+
+
+def test_expert_search_options_are_checked_and_used():
+    cfg = ExItConfig(game="haus_der_sonne", leaf="rollout", search_options={"rollout_depth": 3}, sims=8,
+                     opponents={"self": 1.0}, **SMALL)
+    _t, net = _net("haus_der_sonne")
+    from meeplezoo.training.exit import _search
+
+    agent = _search(net, cfg, 1)
+    assert agent.rollout_depth == 3 and not agent._prior_source.provides_values
+    with pytest.raises(ValueError, match="leaf must be one of"):
+        ExItConfig(game="template", leaf="oracle")
+    with pytest.raises(ValueError, match="unknown search option"):
+        ExItConfig(game="template", search_options={"rollout_dpeth": 3})
+    with pytest.raises(ValueError, match="cannot set"):
+        ExItConfig(game="template", search_options={"sims": 3})
+
+
+def test_a_configs_command_line_builds_the_same_config():
+    import shlex
+
+    from meeplezoo.cli import build_parser
+    from meeplezoo.training.ppo_cli import exit_config_from_args
+
+    cfg = ExItConfig(game="haus_der_sonne", options={"variant": "tactical"}, iterations=7, games_per_iteration=3,
+                     sims=40, leaf="rollout", search_options={"rollout_depth": 5, "rollout": "heuristic"},
+                     opponents={"self": 0.7, "heuristic": 0.3}, warm_start_games=11, warm_start_epochs=3,
+                     buffer_size=999, epochs=1, value_weight=0.25, eval_every=3, eval_games=4, flat_hidden=64,
+                     trunk_hidden=64, explore_moves=2, lr=5e-4, channels=8, conv_layers=1, seed=9)
+    line = cfg.command(out="runs/x")
+    assert "#" not in line and line.startswith("meeplezoo train haus_der_sonne --algo exit")
+    args = build_parser().parse_args(shlex.split(line)[1:])
+    assert exit_config_from_args(args) == cfg
+    assert "Python API" in ExItConfig(game="template", c=2.0).command()

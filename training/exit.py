@@ -80,6 +80,13 @@ class ExItConfig:
     c: float = 1.5
     fpu: float = 0.2
     explore_moves: int = 8
+    #: how the expert values its leaves: ``network`` (the value head, AlphaZero) or ``rollout`` (the network
+    #: as prior only, leaves valued by the rollouts of ``search_options``, as in the original expert iteration)
+    leaf: str = "network"
+    #: further :class:`~meeplezoo.agents.mcts.MCTSAgent` options of every searching seat (``rollout``,
+    #: ``rollout_epsilon``, ``rollout_depth``, ``widen``...); ``prior``, ``sims``, ``batch``, ``c``, ``fpu``
+    #: and ``reward_mode`` have fields of their own
+    search_options: dict[str, Any] = field(default_factory=dict)
     #: seat kind -> weight; None: self 0.5, heuristic 0.25, snapshot 0.25 (self 0.75 where there is no heuristic)
     opponents: dict[str, float] | None = None
     reward_mode: str = "win"
@@ -136,6 +143,23 @@ class ExItConfig:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0:
                 raise ValueError(f"exit: {name} must be a number >= 0, got {v!r}")
+        from meeplezoo.agents.network import LEAF_KINDS
+
+        if self.leaf not in LEAF_KINDS:
+            raise ValueError(f"exit: leaf must be one of {', '.join(LEAF_KINDS)}, got {self.leaf!r}")
+        if not isinstance(self.search_options, Mapping):
+            raise ValueError(f"exit: search_options must be a mapping of mcts options, got {self.search_options!r}")
+        own = sorted(set(self.search_options) & {"prior", "sims", "time", "batch", "c", "fpu", "reward_mode", "leaf"})
+        if own:
+            raise ValueError(f"exit: search_options cannot set {own}: they are fields of the config")
+        import inspect
+
+        from meeplezoo.agents.mcts import MCTSAgent
+
+        known = set(inspect.signature(MCTSAgent.__init__).parameters) - {"self", "args", "game", "seed"}
+        bad = sorted(set(self.search_options) - known)
+        if bad:
+            raise ValueError(f"exit: unknown search option(s) {bad}; known: {', '.join(sorted(known))}")
         if self.reward_mode not in VALUE_REWARD_MODES:
             raise ValueError(f"exit: reward_mode must be one of {', '.join(VALUE_REWARD_MODES)} (returns in [-1, 1] "
                              f"for the tanh value head), got {self.reward_mode!r}")
@@ -167,6 +191,52 @@ class ExItConfig:
             d["eval_against"] = tuple(d["eval_against"])
         return cls(**d)
 
+    def command(self, out: str | None = None, time_limit: float | None = None) -> str:
+        """The ``meeplezoo train`` command line that runs (or continues) this config."""
+        from meeplezoo.registry import GAMES
+
+        d = ExItConfig(game=self.game)
+        parts = ["meeplezoo", "train", self.game, "--algo", "exit", "--players", str(self.num_players)]
+        info = GAMES.get(self.game)
+        for k, v in self.options.items():
+            parts += ["-o", f"{k}={v}"] if info is None or k not in ("variant", "version") else \
+                [f"--{'variant' if k == 'variant' else 'version'}", str(v)]
+        flags = [("iterations", "--iterations"), ("games_per_iteration", "--games-per-iteration"), ("sims", "--sims"),
+                 ("leaf", "--leaf"), ("explore_moves", "--explore-moves"), ("reward_mode", "--reward-mode"),
+                 ("warm_start_games", "--warm-start-games"), ("warm_start_epochs", "--warm-start-epochs"),
+                 ("warm_start_teacher", "--warm-start-teacher"), ("buffer_size", "--buffer-size"),
+                 ("epochs", "--epochs"), ("batch_size", "--batch-size"), ("lr", "--lr"),
+                 ("value_weight", "--value-weight"), ("eval_every", "--eval-every"), ("eval_games", "--eval-games")]
+        for name, flag in flags:
+            v = getattr(self, name)
+            always = name in ("iterations", "games_per_iteration", "sims", "eval_every", "eval_games")
+            if always or v != getattr(d, name):
+                parts += [flag, str(v)]
+        if self.flat_hidden == self.trunk_hidden:
+            if self.flat_hidden != d.flat_hidden:
+                parts += ["--width", str(self.flat_hidden)]
+        for name, flag in (("channels", "--channels"), ("conv_layers", "--conv-layers")):
+            if getattr(self, name) != getattr(d, name):
+                parts += [flag, str(getattr(self, name))]
+        for k, v in self.search_options.items():
+            parts += ["--search-option", f"{k}={v}"]
+        if self.opponents != d.opponents:
+            parts += ["--exit-opponents", ",".join(f"{k}:{w:g}" for k, w in self.opponents.items())]
+        if self.eval_against != d.eval_against:
+            parts += ["--eval-against", ",".join(self.eval_against)]
+        parts += ["--seed", str(self.seed)]
+        if time_limit is not None:
+            parts += ["--time-limit", f"{time_limit:g}"]
+        if out is not None:
+            parts += ["--out", out]
+        rest = [k for k in ("batch", "c", "fpu", "weight_decay")
+                if getattr(self, k) != getattr(d, k)]
+        if self.flat_hidden != self.trunk_hidden:
+            rest += ["flat_hidden", "trunk_hidden"]
+        line = " ".join(parts)
+        return line if not rest else line + "  # plus, through the Python API: " + ", ".join(
+            f"{k}={getattr(self, k)}" for k in rest)
+
     def make_game(self) -> Any:
         from meeplezoo.registry import make_game
 
@@ -188,7 +258,7 @@ def _search(net: PolicyValueNet, cfg: ExItConfig, seed: int) -> Any:
     from meeplezoo.agents.network import network_search
 
     return network_search(net, seed=seed, sims=cfg.sims, batch=cfg.batch, c=cfg.c, fpu=cfg.fpu,
-                          reward_mode=cfg.reward_mode)
+                          reward_mode=cfg.reward_mode, leaf=cfg.leaf, **cfg.search_options)
 
 
 def play_game(cfg: ExItConfig, net: PolicyValueNet, snapshots: Sequence[PolicyValueNet], seed: int,
@@ -600,8 +670,11 @@ class ExItTrainer:
                 c0 = _cpu_seconds()
                 seeds = [cfg.seed + _WARM_OFFSET + i for i in range(cfg.warm_start_games)]
                 data = generate(cfg, "imitation", seeds, workers=self.workers, pool=pool)
+                # trained on all of it; the replay buffer then keeps the last buffer_size decisions, which
+                # the expert's samples replace as they come
+                losses = self._train(_concat([self.buffer, data], self.game), cfg.warm_start_epochs,
+                                     cfg.seed + _WARM_OFFSET)
                 self._add(data)
-                losses = self._train(self.buffer, cfg.warm_start_epochs, cfg.seed + _WARM_OFFSET)
                 self.progress["warm_started"] = True
                 self.progress["samples"] += len(data["obs"])
                 self.progress["cpu_seconds"] += _cpu_seconds() - c0

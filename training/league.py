@@ -97,12 +97,18 @@ def parse_agent_entry(entry: str) -> tuple[str, str]:
     return entry, entry
 
 
-def spec_files(spec: str) -> dict[str, str]:
-    """``{path: sha256}`` of every existing file a spec names (checkpoints), so a changed file is noticed."""
+def spec_files(spec: str, game: Any = None) -> dict[str, str]:
+    """``{path: sha256}`` of every existing file a spec names (checkpoints), so a changed file is noticed;
+    for ``pretrained`` with a ``game``, the shipped checkpoint it plays."""
     from meeplezoo.agents import parse_spec
 
     name, args, kwargs = parse_spec(spec)
     out = {}
+    if name == "pretrained" and game is not None:
+        from meeplezoo.agents.pretrained import checkpoint_path
+
+        path = checkpoint_path(game)
+        out[f"pretrained/{path.name}"] = file_sha256(path)
     for value in [*args, *kwargs.values()]:
         if isinstance(value, str) and os.path.isfile(value):
             out[value] = file_sha256(value)
@@ -182,7 +188,7 @@ class ResolvedLeague:
         dup = sorted({nm for nm in names if names.count(nm) > 1})
         if dup:
             raise ValueError(f"agent name(s) {', '.join(dup)} appear twice; label them apart, e.g. a=random,b=random")
-        self.records = [AgentRecord(nm, spec, spec_files(spec)) for nm, spec in entries]
+        self.records = [AgentRecord(nm, spec, spec_files(spec, game)) for nm, spec in entries]
         k = len(entries)
         round_size = config.round_size if config.round_size is not None else n * max(4, k)
         if isinstance(round_size, bool) or not isinstance(round_size, (int, np.integer)) or round_size < n \

@@ -24,6 +24,28 @@ def _widths(text: str) -> list[int]:
     return widths
 
 
+def _search_option(text: str) -> tuple[str, Any]:
+    from meeplezoo.agents.registry import parse_value
+
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    k, v = text.split("=", 1)
+    return k.strip(), parse_value(v.strip())
+
+
+def _kind_weights(text: str) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for part in text.split(","):
+        kind, sep, w = part.strip().rpartition(":")
+        try:
+            out[kind] = float(w)
+        except ValueError:
+            raise ValueError(f"--exit-opponents: expected KIND:WEIGHT, got {part!r}") from None
+        if not sep or not kind:
+            raise ValueError(f"--exit-opponents: expected KIND:WEIGHT, got {part!r}")
+    return out
+
+
 def add_parser(subparsers: Any) -> None:
     from meeplezoo.cli import add_game_args, float_arg, int_arg, output_dir, output_file, seed_arg
 
@@ -48,6 +70,20 @@ def add_parser(subparsers: Any) -> None:
                     help="heuristic games imitated before the first iteration")
     ex.add_argument("--warm-start-teacher", default="heuristic", metavar="SPEC",
                     help="who plays the warm-start games: heuristic (default) or a search spec, e.g. mcts:sims=200")
+    ex.add_argument("--warm-start-epochs", type=int_arg(0), default=4, help="passes over the warm-start games")
+    ex.add_argument("--leaf", choices=("network", "rollout"), default="network",
+                    help="how the expert values leaves: the value head (default) or rollouts (--search-option)")
+    ex.add_argument("--search-option", action="append", default=[], metavar="KEY=VALUE", type=_search_option,
+                    help="an mcts option of every searching seat, e.g. rollout=heuristic, rollout_depth=20 (repeat)")
+    ex.add_argument("--exit-opponents", default=None, metavar="KIND:W,...",
+                    help="weights of the other seats' kinds: self, heuristic, snapshot "
+                         "(default self:0.5,heuristic:0.25,snapshot:0.25)")
+    ex.add_argument("--explore-moves", type=int_arg(0), default=8,
+                    help="decisions per seat sampled from the visit counts before playing the most visited")
+    ex.add_argument("--value-weight", type=float_arg(0), default=1.0, help="weight of the value loss")
+    ex.add_argument("--width", type=int_arg(1), default=128, help="hidden width of the flat layer and the trunk")
+    ex.add_argument("--channels", type=int_arg(1), default=32, help="channels of the board convolutions")
+    ex.add_argument("--conv-layers", type=int_arg(1), default=2, help="3x3 convolutions over each board block")
     ex.add_argument("--eval-every", type=int_arg(1), default=2, help="iterations between evaluations")
     ex.add_argument("--buffer-size", type=int_arg(1), default=20_000, help="samples kept for training")
     ex.add_argument("--epochs", type=int_arg(0), default=2, help="passes over the buffer per iteration")
@@ -111,29 +147,49 @@ def add_parser(subparsers: Any) -> None:
     p.set_defaults(func=cmd_evaluate)
 
 
-def cmd_train_exit(args: argparse.Namespace) -> int:
+def exit_config_from_args(args: argparse.Namespace) -> Any:
+    """The :class:`~meeplezoo.training.exit.ExItConfig` that ``meeplezoo train --algo exit`` runs."""
     from meeplezoo.cli import game_from_args, split_agents
-    from meeplezoo.training.exit import train_exit
+    from meeplezoo.training.exit import ExItConfig
 
     game = game_from_args(args)
-    out = args.out or f"runs/exit/{game.name}"
-    extra = {k: v for k, v in {"lr": args.lr, "batch_size": args.batch_size}.items() if v is not None}
+    extra: dict[str, Any] = {k: v for k, v in {"lr": args.lr, "batch_size": args.batch_size}.items()
+                             if v is not None}
     if args.eval_against:
         extra["eval_against"] = tuple(split_agents(args.eval_against))
+    if args.exit_opponents:
+        extra["opponents"] = _kind_weights(args.exit_opponents)
+    if args.search_option:
+        extra["search_options"] = dict(args.search_option)
+    return ExItConfig(game=game.name, num_players=game.num_players, options=dict(game.non_default_options),
+                      iterations=args.iterations, games_per_iteration=args.games_per_iteration, sims=args.sims,
+                      warm_start_games=args.warm_start_games, warm_start_teacher=args.warm_start_teacher,
+                      eval_every=args.eval_every, warm_start_epochs=args.warm_start_epochs, leaf=args.leaf,
+                      explore_moves=args.explore_moves, value_weight=args.value_weight,
+                      flat_hidden=args.width, trunk_hidden=args.width, channels=args.channels,
+                      conv_layers=args.conv_layers, eval_games=args.eval_games, buffer_size=args.buffer_size,
+                      epochs=args.epochs,
+                      reward_mode=args.reward_mode if args.reward_mode != "score" else "win", seed=args.seed,
+                      **extra)
+
+
+def cmd_train_exit(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from meeplezoo.registry import make_game
+    from meeplezoo.training.exit import train_exit
+
+    cfg = exit_config_from_args(args)
+    game = make_game(cfg.game, cfg.num_players, **cfg.options)
+    out = args.out or f"runs/exit/{game.name}"
     if not args.quiet:
-        print(f"expert iteration on {game.pretty_name} ({game.num_players} players), {args.iterations} iterations "
-              f"of {args.games_per_iteration} games at {args.sims} simulations -> {out}", flush=True)
+        print(f"expert iteration on {game.pretty_name} ({game.num_players} players), {cfg.iterations} iterations "
+              f"of {cfg.games_per_iteration} games at {cfg.sims} simulations -> {out}", flush=True)
+    kw = {k: v for k, v in asdict(cfg).items() if k != "game"}
+    kw["eval_against"] = tuple(cfg.eval_against)
     result = train_exit(game.name, out, workers=args.workers, backend=args.backend, address=args.address,
-                        time_limit=args.time_limit,
-                        torch_threads=args.torch_threads, tensorboard=not args.no_tensorboard,
-                        verbose=0 if args.quiet else 1, num_players=game.num_players,
-                        options=dict(game.non_default_options), iterations=args.iterations,
-                        games_per_iteration=args.games_per_iteration, sims=args.sims,
-                        warm_start_games=args.warm_start_games, warm_start_teacher=args.warm_start_teacher,
-                        eval_every=args.eval_every,
-                        eval_games=args.eval_games, buffer_size=args.buffer_size, epochs=args.epochs,
-                        reward_mode=args.reward_mode if args.reward_mode != "score" else "win", seed=args.seed,
-                        **extra)
+                        time_limit=args.time_limit, torch_threads=args.torch_threads,
+                        tensorboard=not args.no_tensorboard, verbose=0 if args.quiet else 1, **kw)
     print(result.summary())
     return 0
 

@@ -1,0 +1,89 @@
+"""Pretrained policy-value networks shipped with the package, one checkpoint per configuration.
+
+``make("pretrained", game="kerala")`` is the shipped network of that game alone, greedy (no search);
+``pretrained:time=0.5`` (or ``:sims=N``, or ``:search=true``, which means ``time=0.5``) is the
+network-guided search with it (:func:`~meeplezoo.agents.network.network_search`; by default the search
+the network was trained with, its leaf kind and rollouts, see :func:`search_defaults`; every ``mcts``
+option applies), and
+``pretrained:sample=true[:temperature=T]`` samples from its policy.  On the command line:
+``meeplezoo arena kerala --agents pretrained,heuristic``.
+
+The checkpoints are ``<game>-<players>p.zip`` in this folder, in the no-pickle format of
+:class:`~meeplezoo.agents.network.PolicyValueNet` (``meeplezoo.json`` + ``meeplezoo_net.npz``); their
+metadata records how each was trained (algorithm, command, seed, iterations, samples, training CPU
+seconds).  :func:`available` lists them.  A configuration without a checkpoint (another player count,
+rule options such as Haus der Sonne's tactical variant) is refused with a ValueError naming what exists.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from meeplezoo.agents.base import Agent
+
+#: the folder holding the shipped checkpoints
+FOLDER = Path(__file__).resolve().parent
+#: options that make ``pretrained`` search instead of playing the network alone
+_SEARCH_KEYS = ("sims", "time", "search")
+
+
+def checkpoint_name(game: str, num_players: int) -> str:
+    """The file name of the shipped checkpoint for ``game`` at ``num_players`` players."""
+    return f"{game}-{int(num_players)}p.zip"
+
+
+def available() -> list[dict[str, Any]]:
+    """The shipped checkpoints: ``game``, ``num_players``, ``options``, ``path`` and the training facts."""
+    from meeplezoo.agents.network import read_network_metadata
+
+    out = []
+    for path in sorted(FOLDER.glob("*.zip")):
+        meta = read_network_metadata(path)
+        out.append({"game": meta["game"], "num_players": meta["num_players"], "options": meta["options"],
+                    "path": path, "training": {k: meta[k] for k in ("algorithm", "iterations", "samples",
+                                                                      "training_cpu_seconds", "seed", "command")
+                                               if k in meta}})
+    return out
+
+
+def checkpoint_path(game: Any, num_players: int | None = None) -> Path:
+    """The shipped checkpoint for ``game`` (an id or a Game) at ``num_players`` (default the Game's, or 2).
+
+    Raises ValueError naming the shipped configurations when there is none for this one.
+    """
+    name = game if isinstance(game, str) else getattr(game, "name", None)
+    if name is None:
+        raise ValueError("pretrained: a game is needed (make('pretrained', game='kerala'))")
+    if num_players is None:
+        num_players = 2 if isinstance(game, str) else int(game.num_players)
+    path = FOLDER / checkpoint_name(name, num_players)
+    if not path.exists():
+        have = ", ".join(f"{c['game']} {c['num_players']}p" for c in available()) or "none"
+        raise ValueError(f"pretrained: no shipped network for {name!r} at {num_players} players; shipped: {have}")
+    return path
+
+
+def search_defaults(metadata: dict[str, Any]) -> dict[str, Any]:
+    """The search a network was trained with (its expert's leaf kind, rollouts, ``c``, ``fpu``), from the
+    ``exit_config`` in its metadata: the defaults of ``pretrained:time=...``."""
+    cfg = metadata.get("exit_config") or {}
+    out: dict[str, Any] = {k: cfg[k] for k in ("c", "fpu", "leaf") if k in cfg}
+    out.update(cfg.get("search_options") or {})
+    return out
+
+
+def make_pretrained(game: Any = None, num_players: int | None = None, seed: int | None = None,
+                    **options: Any) -> Agent:
+    """The ``pretrained`` agent: the shipped network alone, or searching with it when ``sims``/``time``/``search``
+    is given.  A Game with rule options the checkpoint was not trained with is refused."""
+    from meeplezoo.agents.network import NetworkAgent, PolicyValueNet, network_search
+
+    path = checkpoint_path(game, num_players)
+    net = PolicyValueNet.load(path, game, num_players)
+    search = bool(options.pop("search", False)) or any(k in options for k in _SEARCH_KEYS)
+    if search:
+        if "sims" not in options and "time" not in options:
+            options["time"] = 0.5
+        return network_search(net, seed=seed, **{**search_defaults(net.metadata), **options})
+    return NetworkAgent(net, seed=seed, **options)
