@@ -55,6 +55,17 @@ _METADATA_KEYS: dict[str, type] = {
 }
 #: the widths of a BlockNet (``BlockNetConfig`` fields)
 CONFIG_KEYS = ("channels", "conv_layers", "flat_hidden", "trunk_hidden")
+#: optional widths and their defaults (a checkpoint without them was written before they existed):
+#: ``board_channels`` 0 pools each board's convolutions over the cells (global average); N > 0 keeps the
+#: cells, a 1x1 convolution to N channels flattened into the trunk, so the policy can tell where
+OPTIONAL_CONFIG: dict[str, int] = {"board_channels": 0}
+
+
+def full_config(config: Mapping[str, Any]) -> dict[str, int]:
+    """``config`` with every width (optional ones at their defaults), as ints."""
+    out = {k: int(config[k]) for k in CONFIG_KEYS}
+    out.update({k: int(config.get(k, d)) for k, d in OPTIONAL_CONFIG.items()})
+    return out
 def _game_class(name: str) -> type:
     from meeplezoo.registry import game_class
 
@@ -66,7 +77,7 @@ def network_metadata(game: Any, config: Mapping[str, int], **training: Any) -> d
     return {"format": NET_FORMAT, "architecture": ARCHITECTURE, "game": game.name,
             "num_players": game.num_players, "options": dict(game.non_default_options),
             "observation_version": game.observation_version, "observation_size": int(game.observation_shape[0]),
-            "num_actions": game.num_actions, "config": {k: int(config[k]) for k in CONFIG_KEYS}, **training}
+            "num_actions": game.num_actions, "config": full_config(config), **training}
 
 
 def save_network(path: str | Path, arrays: Mapping[str, np.ndarray], metadata: Mapping[str, Any]) -> Path:
@@ -110,6 +121,8 @@ def read_network_metadata(path: str | Path) -> dict[str, Any]:
     if meta["format"] > NET_FORMAT:
         raise ValueError(f"{path}: network format {meta['format']} is newer than this meeplezoo reads ({NET_FORMAT})")
     bad = [k for k in CONFIG_KEYS if not isinstance(meta["config"].get(k), int) or meta["config"][k] < 1]
+    bad += [k for k in OPTIONAL_CONFIG if k in meta["config"] and (not isinstance(meta["config"][k], int)
+                                                                  or meta["config"][k] < 0)]
     if bad:
         raise ValueError(f"{path}: config {bad} must be positive ints, got {meta['config']!r}")
     return meta
@@ -140,7 +153,7 @@ class PolicyValueNet:
                  metadata: Mapping[str, Any] | None = None, *, heads: bool = True) -> None:
         self.game = game
         self.heads = heads
-        self.config = {k: int(config[k]) for k in CONFIG_KEYS}
+        self.config = full_config(config)
         self.metadata = dict(metadata or network_metadata(game, self.config))
         self.structure = game.observation_spec.structure()
         boards = game.observation_spec.spatial_names()
@@ -169,10 +182,11 @@ class PolicyValueNet:
     def parameter_shapes(game: Any, config: Mapping[str, int], *, heads: bool = True) -> dict[str, tuple[int, ...]]:
         """The name and shape of every weight of a BlockNet for ``game`` (torch ``state_dict`` names;
         ``heads=False``: the trunk only, as inside a PPO policy)."""
-        ch, layers = int(config["channels"]), int(config["conv_layers"])
+        config = full_config(config)
+        ch, layers, bc = config["channels"], config["conv_layers"], config["board_channels"]
         out: dict[str, tuple[int, ...]] = {}
         flat_size = 0
-        n_spatial = 0
+        width = 0
         boards = game.observation_spec.spatial_names()
         for name, (shape, _lo, _hi, sl) in game.observation_spec.structure().items():
             if name in boards:
@@ -181,10 +195,14 @@ class PolicyValueNet:
                     out[f"convs.{name}.{2 * i}.weight"] = (ch, cin, 3, 3)
                     out[f"convs.{name}.{2 * i}.bias"] = (ch,)
                     cin = ch
-                n_spatial += 1
+                if bc:
+                    out[f"cells.{name}.weight"] = (bc, ch, 1, 1)
+                    out[f"cells.{name}.bias"] = (bc,)
+                    width += bc * int(shape[-2]) * int(shape[-1])
+                else:
+                    width += ch
             else:
                 flat_size += sl.stop - sl.start
-        width = ch * n_spatial
         if flat_size:
             out["flat_mlp.0.weight"] = (int(config["flat_hidden"]), flat_size)
             out["flat_mlp.0.bias"] = (int(config["flat_hidden"]),)
@@ -228,7 +246,12 @@ class PolicyValueNet:
             x = obs[:, sl].reshape(bsz, -1, h, w).transpose(0, 2, 3, 1)
             for i in range(self.config["conv_layers"]):
                 x = np.maximum(_conv3x3(x, p[f"convs.{name}.{2 * i}.weight"], p[f"convs.{name}.{2 * i}.bias"]), 0)
-            parts.append(x.mean(axis=(1, 2)))
+            if self.config["board_channels"]:
+                w1 = p[f"cells.{name}.weight"][:, :, 0, 0]  # (bc, ch)
+                y = np.maximum(x @ w1.T + p[f"cells.{name}.bias"], 0)  # (B, H, W, bc)
+                parts.append(y.transpose(0, 3, 1, 2).reshape(bsz, -1))  # torch's (B, C, H, W) order
+            else:
+                parts.append(x.mean(axis=(1, 2)))
         if self.flat:
             z = obs[:, self.flat_index] @ p["flat_mlp.0.weight"].T + p["flat_mlp.0.bias"]
             parts.append(np.maximum(z, 0))

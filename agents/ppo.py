@@ -130,16 +130,19 @@ def block_network(meta: dict[str, Any], source: str = "checkpoint") -> dict[str,
     network = meta.get("network")
     if network is None:
         return None
-    from .network import CONFIG_KEYS
+    from .network import CONFIG_KEYS, OPTIONAL_CONFIG, full_config
 
     if not isinstance(network, dict) or network.get("kind") != "blocks" or not isinstance(network.get("config"), dict):
         raise ValueError(f"{source}: {METADATA_MEMBER} 'network' must be {{'kind': 'blocks', 'config': {{...}}}}, "
                          f"got {network!r}")
     cfg = network["config"]
-    if sorted(cfg) != sorted(CONFIG_KEYS) or not all(_is_int(v) and v >= 1 for v in cfg.values()):
-        raise ValueError(f"{source}: block network config must give positive ints for {', '.join(CONFIG_KEYS)}, "
-                         f"got {cfg!r}")
-    return {k: int(cfg[k]) for k in CONFIG_KEYS}
+    optional = set(cfg) - set(CONFIG_KEYS)
+    if not set(CONFIG_KEYS) <= set(cfg) or not optional <= set(OPTIONAL_CONFIG) \
+            or not all(_is_int(cfg[k]) and cfg[k] >= 1 for k in CONFIG_KEYS) \
+            or not all(_is_int(cfg[k]) and cfg[k] >= 0 for k in optional):
+        raise ValueError(f"{source}: block network config must give positive ints for {', '.join(CONFIG_KEYS)} "
+                         f"(and optionally {', '.join(OPTIONAL_CONFIG)} >= 0), got {cfg!r}")
+    return full_config(cfg)
 
 
 def _meta_game(meta: dict[str, Any]) -> Any:

@@ -313,9 +313,33 @@ def test_a_configs_command_line_builds_the_same_config():
                      sims=40, leaf="rollout", search_options={"rollout_depth": 5, "rollout": "heuristic"},
                      opponents={"self": 0.7, "heuristic": 0.3}, warm_start_games=11, warm_start_epochs=3,
                      buffer_size=999, epochs=1, value_weight=0.25, eval_every=3, eval_games=4, flat_hidden=64,
-                     trunk_hidden=64, explore_moves=2, lr=5e-4, channels=8, conv_layers=1, seed=9)
+                     trunk_hidden=64, explore_moves=2, lr=5e-4, channels=8, conv_layers=1, board_channels=2, seed=9)
     line = cfg.command(out="runs/x")
     assert "#" not in line and line.startswith("meeplezoo train haus_der_sonne --algo exit")
     args = build_parser().parse_args(shlex.split(line)[1:])
     assert exit_config_from_args(args) == cfg
     assert "Python API" in ExItConfig(game="template", c=2.0).command()
+
+
+def test_boards_kept_cell_by_cell_are_the_same_function_in_numpy_and_torch(tmp_path):
+    """board_channels > 0 keeps Kerala's cells apart (a policy over placements needs to know where)."""
+    torch.set_num_threads(1)
+    torch.manual_seed(1)
+    game = meeplezoo.make_game("kerala", 2)
+    cfg = BlockNetConfig(**{**SMALL, "board_channels": 2})
+    tnet = BlockNet(game.observation_spec, game.num_actions, 2, cfg)
+    net = PolicyValueNet(game, tnet.arrays(), config_dict(cfg))
+    assert net.num_parameters == sum(p.numel() for p in tnet.parameters())
+    state = game.new_state(5)
+    obs = np.stack([state.observe(p) for p in range(2)])
+    with torch.no_grad():
+        logits, values = tnet(torch.as_tensor(obs))
+    nl, nv = net.forward(obs)
+    np.testing.assert_allclose(nl, logits.numpy(), atol=1e-5)
+    np.testing.assert_allclose(nv, values.numpy(), atol=1e-5)
+    path = net.save(tmp_path / "k.zip")
+    again = PolicyValueNet.load(path, "kerala", 2)
+    assert again.config["board_channels"] == 2
+    np.testing.assert_allclose(again.forward(obs)[0], nl, atol=1e-6)
+    # moving a tile to another cell changes the features cell by cell (pooling would blur it)
+    assert "cells.platforms.weight" in net.params and "cells.pending_cell.weight" in net.params

@@ -1,8 +1,9 @@
 """Block networks: one encoder per named observation block (see envs/core/observation.py).
 
 Rule: a block the game declares ``spatial`` (a board: its last two dims are a grid of cells, such
-as Kerala's platform planes) has its leading dims folded into channels and gets a small conv stack
-and global average pooling. Every other block (tables, counts, flags) is flattened and all are
+as Kerala's platform planes) has its leading dims folded into channels and gets a small conv stack,
+then global average pooling (``board_channels=0``) or a 1x1 convolution whose every cell goes on to the
+trunk (``board_channels=N``: a policy over cell actions needs to know where). Every other block (tables, counts, flags) is flattened and all are
 concatenated into one MLP input.
 Heads: policy logits over the flat action space (mask outside with -inf on illegal actions);
 value head: one value per seat, egocentric (index 0 = the observing player), tanh-squashed.
@@ -16,7 +17,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from meeplezoo.agents.network import CONFIG_KEYS
+from meeplezoo.agents.network import CONFIG_KEYS, OPTIONAL_CONFIG
 
 if TYPE_CHECKING:  # pragma: no cover
     from meeplezoo.envs.core.observation import ObservationSpec
@@ -30,6 +31,9 @@ class BlockNetConfig:
     conv_layers: int = 2
     flat_hidden: int = 128
     trunk_hidden: int = 128
+    #: 0: each board's convolutions are averaged over the cells; N > 0: a 1x1 convolution to N channels
+    #: keeps every cell (flattened into the trunk), so a policy over cell actions can tell the cells apart
+    board_channels: int = 0
 
 
 class BlockNet(nn.Module):
@@ -45,6 +49,8 @@ class BlockNet(nn.Module):
         self.spatial: list[str] = []
         self.flat: list[str] = []
         convs = {}
+        cells = {}
+        width = 0
         boards = spec.spatial_names()
         for name, (shape, _lo, _hi, _sl) in self.structure.items():
             if name in boards:
@@ -56,13 +62,21 @@ class BlockNet(nn.Module):
                     layers += [nn.Conv2d(cin, cfg.channels, 3, padding=1), nn.ReLU()]
                     cin = cfg.channels
                 convs[name] = nn.Sequential(*layers)
+                if cfg.board_channels:
+                    cells[name] = nn.Conv2d(cfg.channels, cfg.board_channels, 1)
+                    width += cfg.board_channels * shape[-2] * shape[-1]
+                else:
+                    width += cfg.channels
                 self.spatial.append(name)
             else:
                 self.flat.append(name)
         self.convs = nn.ModuleDict(convs)
+        self.board_channels = cfg.board_channels
+        if cells:
+            self.cells = nn.ModuleDict(cells)
         flat_size = sum(self.structure[n][3].stop - self.structure[n][3].start for n in self.flat)
         self.flat_mlp = nn.Sequential(nn.Linear(flat_size, cfg.flat_hidden), nn.ReLU()) if flat_size else None
-        width = cfg.channels * len(self.spatial) + (cfg.flat_hidden if flat_size else 0)
+        width += cfg.flat_hidden if flat_size else 0
         self.trunk = nn.Sequential(nn.Linear(width, cfg.trunk_hidden), nn.ReLU())
         self.features_dim = cfg.trunk_hidden
         if heads:  # without: the trunk alone, a PPO policy's features extractor
@@ -75,7 +89,11 @@ class BlockNet(nn.Module):
         for name in self.spatial:
             shape, _lo, _hi, sl = self.structure[name]
             x = obs[:, sl].reshape(obs.shape[0], -1, shape[-2], shape[-1])
-            parts.append(self.convs[name](x).mean(dim=(2, 3)))
+            y = self.convs[name](x)
+            if self.board_channels:
+                parts.append(torch.relu(self.cells[name](y)).flatten(1))
+            else:
+                parts.append(y.mean(dim=(2, 3)))
         if self.flat_mlp is not None:
             parts.append(self.flat_mlp(torch.cat([obs[:, self.structure[n][3]] for n in self.flat], dim=1)))
         return self.trunk(torch.cat(parts, dim=1))
@@ -95,4 +113,4 @@ class BlockNet(nn.Module):
 
 def config_dict(config: BlockNetConfig) -> dict[str, int]:
     """The widths of ``config`` as the network checkpoint's ``config`` entry."""
-    return {k: int(getattr(config, k)) for k in CONFIG_KEYS}
+    return {k: int(getattr(config, k)) for k in (*CONFIG_KEYS, *OPTIONAL_CONFIG)}

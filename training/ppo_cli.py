@@ -84,6 +84,9 @@ def add_parser(subparsers: Any) -> None:
     ex.add_argument("--width", type=int_arg(1), default=128, help="hidden width of the flat layer and the trunk")
     ex.add_argument("--channels", type=int_arg(1), default=32, help="channels of the board convolutions")
     ex.add_argument("--conv-layers", type=int_arg(1), default=2, help="3x3 convolutions over each board block")
+    ex.add_argument("--board-channels", type=int_arg(0), default=0,
+                    help="0: average each board over its cells; N: keep N channels of every cell (Kerala's "
+                         "placements need to know where)")
     ex.add_argument("--eval-every", type=int_arg(1), default=2, help="iterations between evaluations")
     ex.add_argument("--buffer-size", type=int_arg(1), default=20_000, help="samples kept for training")
     ex.add_argument("--epochs", type=int_arg(0), default=2, help="passes over the buffer per iteration")
@@ -167,7 +170,7 @@ def exit_config_from_args(args: argparse.Namespace) -> Any:
                       eval_every=args.eval_every, warm_start_epochs=args.warm_start_epochs, leaf=args.leaf,
                       explore_moves=args.explore_moves, value_weight=args.value_weight,
                       flat_hidden=args.width, trunk_hidden=args.width, channels=args.channels,
-                      conv_layers=args.conv_layers, eval_games=args.eval_games, buffer_size=args.buffer_size,
+                      conv_layers=args.conv_layers, board_channels=args.board_channels, eval_games=args.eval_games, buffer_size=args.buffer_size,
                       epochs=args.epochs,
                       reward_mode=args.reward_mode if args.reward_mode != "score" else "win", seed=args.seed,
                       **extra)
