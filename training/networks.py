@@ -3,8 +3,8 @@
 Rule: a block the game declares ``spatial`` (a board: its last two dims are a grid of cells, such
 as Kerala's platform planes) has its leading dims folded into channels and gets a small conv stack,
 then global average pooling (``board_channels=0``) or a 1x1 convolution whose every cell goes on to the
-trunk (``board_channels=N``: a policy over cell actions needs to know where). Every other block (tables, counts, flags) is flattened and all are
-concatenated into one MLP input.
+trunk (``board_channels=N``: a policy over cell actions needs to know where). Every other block
+(tables, counts, flags) is flattened and all are concatenated into one MLP input.
 Heads: policy logits over the flat action space (mask outside with -inf on illegal actions);
 value head: one value per seat, egocentric (index 0 = the observing player), tanh-squashed.
 """

@@ -170,7 +170,8 @@ def exit_config_from_args(args: argparse.Namespace) -> Any:
                       eval_every=args.eval_every, warm_start_epochs=args.warm_start_epochs, leaf=args.leaf,
                       explore_moves=args.explore_moves, value_weight=args.value_weight,
                       flat_hidden=args.width, trunk_hidden=args.width, channels=args.channels,
-                      conv_layers=args.conv_layers, board_channels=args.board_channels, eval_games=args.eval_games, buffer_size=args.buffer_size,
+                      conv_layers=args.conv_layers, board_channels=args.board_channels,
+                      eval_games=args.eval_games, buffer_size=args.buffer_size,
                       epochs=args.epochs,
                       reward_mode=args.reward_mode if args.reward_mode != "score" else "win", seed=args.seed,
                       **extra)
