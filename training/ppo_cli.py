@@ -33,6 +33,19 @@ def _search_option(text: str) -> tuple[str, Any]:
     return k.strip(), parse_value(v.strip())
 
 
+def _block_widths(text: str) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for part in text.split(","):
+        k, sep, v = part.partition("=")
+        try:
+            out[k.strip()] = int(v)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected KEY=INT, got {part!r}") from None
+        if not sep:
+            raise argparse.ArgumentTypeError(f"expected KEY=INT, got {part!r}")
+    return out
+
+
 def _kind_weights(text: str) -> dict[str, float]:
     out: dict[str, float] = {}
     for part in text.split(","):
@@ -119,6 +132,8 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--net-arch", type=_widths, default=None, metavar="W,W",
                    help="hidden widths: first shared by actor and critic, the rest each's own")
     p.add_argument("--activation", choices=("tanh", "relu"), default="tanh")
+    p.add_argument("--blocks", type=_block_widths, default=None, metavar="KEY=N,...",
+                   help="--net blocks: its widths, e.g. channels=16,conv_layers=1,board_channels=2,trunk_hidden=256")
     p.add_argument("--net", choices=("mlp", "blocks"), default="mlp",
                    help="PPO network: mlp (--net-arch over the flat vector) or blocks (the block network: "
                         "convolutions over board blocks, as the expert-iteration networks)")
@@ -222,7 +237,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         eval_games=args.eval_games, eval_freq=args.eval_freq,
         eval_interval_s=args.eval_every_seconds, final_eval_games=args.final_eval_games,
         seed=args.seed, n_envs=args.n_envs, vec=args.vec, net_arch=args.net_arch, activation=args.activation,
-        net=args.net,
+        net=args.net, blocks=args.blocks,
         reward_mode=args.reward_mode, time_limit=args.time_limit, torch_threads=args.torch_threads,
         progress=args.progress, tensorboard=not args.no_tensorboard, verbose=0 if args.quiet else 1, **overrides,
     )
