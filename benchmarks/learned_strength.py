@@ -152,8 +152,12 @@ def main(argv: list[str] | None = None) -> int:
         # every (configuration, agent, opponent) in the matches file, also those another process plays
         everything = S.read_matches(args.matches)
         groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
-        for m in everything:
-            groups.setdefault((m["config"], m["agent"], m["opponent"]), []).append(m)
+        seen = set()
+        for m in everything:  # a game two processes both played (same deal and seat: the same game) counts once
+            key = (m["config"], m["agent"], m["opponent"], m["deal"], m["seat"])
+            if key not in seen:
+                seen.add(key)
+                groups.setdefault(key[:3], []).append(m)
         rows = []
         for (key, spec, opp), mine in groups.items():
             if key not in by_key:
