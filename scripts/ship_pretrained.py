@@ -15,11 +15,10 @@ import shutil
 from pathlib import Path
 
 from meeplezoo.agents.network import PolicyValueNet
-from meeplezoo.agents.pretrained import FOLDER, checkpoint_name
+from meeplezoo.agents.pretrained import FOLDER, MAX_CHECKPOINT_BYTES, checkpoint_name
 from meeplezoo.training.exit import ExItConfig
 
 ROOT = Path(__file__).resolve().parent.parent
-MAX_BYTES = 5 * 1024 * 1024
 
 
 def main() -> int:
@@ -38,9 +37,9 @@ def main() -> int:
     net.save(dest, command=cfg.command(out=str(out_dir)), run_iterations=int(progress["iteration"]),
              run_cpu_seconds=round(float(progress["cpu_seconds"]), 1), shipped_from=args.checkpoint)
     size = dest.stat().st_size
-    if size > MAX_BYTES:
+    if size > MAX_CHECKPOINT_BYTES:
         dest.unlink()
-        raise SystemExit(f"{dest.name}: {size} bytes, more than the {MAX_BYTES} a shipped network may take")
+        raise SystemExit(f"{dest.name}: {size} bytes, more than the {MAX_CHECKPOINT_BYTES} a shipped network may take")
     record = ROOT / "benchmarks" / "results" / f"exit_{cfg.game}-{cfg.num_players}p"
     record.mkdir(parents=True, exist_ok=True)
     for name in ("config.json", "progress.json", "log.csv", "curve.png"):

@@ -12,12 +12,11 @@ import pytest
 import meeplezoo
 from meeplezoo.agents import make
 from meeplezoo.agents.network import NetworkAgent, PolicyValueNet
-from meeplezoo.agents.pretrained import FOLDER, available, checkpoint_path, search_defaults
+from meeplezoo.agents.pretrained import FOLDER, MAX_CHECKPOINT_BYTES, available, checkpoint_path, search_defaults
 
 SHIPPED = available()
 #: every game of the collection has a 2-player network (Haus der Sonne base, Asara base)
 GAMES = ("kerala", "haus_der_sonne", "hawaii", "asara")
-MAX_BYTES = 5 * 1024 * 1024
 
 
 def test_every_game_ships_a_two_player_network_within_the_size_bound():
@@ -25,7 +24,7 @@ def test_every_game_ships_a_two_player_network_within_the_size_bound():
     assert {(g, 2) for g in GAMES} <= have
     for c in SHIPPED:
         assert c["options"] == {}
-        assert c["path"].stat().st_size <= MAX_BYTES
+        assert c["path"].stat().st_size <= MAX_CHECKPOINT_BYTES
         assert c["training"]["training_cpu_seconds"] > 0 and c["training"]["algorithm"] == "exit"
         assert c["path"].parent == FOLDER
 

@@ -154,11 +154,9 @@ class ExItConfig:
         own = sorted(set(self.search_options) & {"prior", "sims", "time", "batch", "c", "fpu", "reward_mode", "leaf"})
         if own:
             raise ValueError(f"exit: search_options cannot set {own}: they are fields of the config")
-        import inspect
+        from meeplezoo.agents.registry import _known_options
 
-        from meeplezoo.agents.mcts import MCTSAgent
-
-        known = set(inspect.signature(MCTSAgent.__init__).parameters) - {"self", "args", "game", "seed"}
+        known = set(_known_options("mcts", self.game) or ()) - {"preset"}
         bad = sorted(set(self.search_options) - known)
         if bad:
             raise ValueError(f"exit: unknown search option(s) {bad}; known: {', '.join(sorted(known))}")

@@ -24,8 +24,8 @@ from meeplezoo.agents.base import Agent
 
 #: the folder holding the shipped checkpoints
 FOLDER = Path(__file__).resolve().parent
-#: options that make ``pretrained`` search instead of playing the network alone
-_SEARCH_KEYS = ("sims", "time", "search")
+#: the largest checkpoint that ships (bytes)
+MAX_CHECKPOINT_BYTES = 5 * 1024 * 1024
 
 
 def checkpoint_name(game: str, num_players: int) -> str:
@@ -81,7 +81,7 @@ def make_pretrained(game: Any = None, num_players: int | None = None, seed: int 
 
     path = checkpoint_path(game, num_players)
     net = PolicyValueNet.load(path, game, num_players)
-    search = bool(options.pop("search", False)) or any(k in options for k in _SEARCH_KEYS)
+    search = bool(options.pop("search", False)) or "sims" in options or "time" in options
     if search:
         if "sims" not in options and "time" not in options:
             options["time"] = 0.5
