@@ -67,9 +67,12 @@ def add_parser(subparsers: Any) -> None:
                                           "with --self-play); writes best.zip, final.zip, eval.csv and TensorBoard "
                                           "logs.  --algo exit: expert iteration, a network trained on the visit "
                                           "counts of the search it guides (meeplezoo.training.exit); the same --out "
-                                          "continues a run.")
+                                          "continues a run.  --algo distill: a network fine-tuned on the visit "
+                                          "counts of a fixed teacher search playing the heuristic "
+                                          "(meeplezoo.training.distill); resumable the same way.")
     add_game_args(p)
-    p.add_argument("--algo", choices=("ppo", "exit"), default="ppo", help="training algorithm (default ppo)")
+    p.add_argument("--algo", choices=("ppo", "exit", "distill"), default="ppo",
+                   help="training algorithm (default ppo)")
     ex = p.add_argument_group("expert iteration (--algo exit)")
     ex.add_argument("--iterations", type=int_arg(1), default=10, help="self-play + training iterations in all "
                     "(a continued run goes on to this many)")
@@ -94,7 +97,8 @@ def add_parser(subparsers: Any) -> None:
     ex.add_argument("--explore-moves", type=int_arg(0), default=8,
                     help="decisions per seat sampled from the visit counts before playing the most visited")
     ex.add_argument("--value-weight", type=float_arg(0), default=1.0, help="weight of the value loss")
-    ex.add_argument("--width", type=int_arg(1), default=128, help="hidden width of the flat layer and the trunk")
+    ex.add_argument("--width", type=int_arg(1), default=None,
+                    help="hidden width of the flat layer and the trunk (default 128; distill from scratch: 256)")
     ex.add_argument("--channels", type=int_arg(1), default=32, help="channels of the board convolutions")
     ex.add_argument("--conv-layers", type=int_arg(1), default=2, help="3x3 convolutions over each board block")
     ex.add_argument("--board-channels", type=int_arg(0), default=0,
@@ -102,7 +106,19 @@ def add_parser(subparsers: Any) -> None:
                          "placements need to know where)")
     ex.add_argument("--eval-every", type=int_arg(1), default=2, help="iterations between evaluations")
     ex.add_argument("--buffer-size", type=int_arg(1), default=20_000, help="samples kept for training")
-    ex.add_argument("--epochs", type=int_arg(0), default=2, help="passes over the buffer per iteration")
+    ex.add_argument("--epochs", type=int_arg(0), default=None,
+                    help="passes over the buffer per iteration (default 2; distill: passes over the samples, 4)")
+    di = p.add_argument_group("distillation (--algo distill; it also reads --workers, --backend, --address, --epochs, "
+                              "--lr, --batch-size, --width, --seed, --time-limit)")
+    di.add_argument("--teacher", default="mcts:sims=50", metavar="SPEC",
+                    help="the search whose visit counts are the targets (default mcts:sims=50, the tuned search)")
+    di.add_argument("--opponent", default="heuristic", metavar="SPEC", help="who the teacher plays (default heuristic)")
+    di.add_argument("--games", type=int_arg(1), default=400, help="teacher games to have generated (default 400)")
+    di.add_argument("--chunk", type=int_arg(1), default=10, help="games per chunk file (default 10)")
+    di.add_argument("--init", default="pretrained", metavar="CHECKPOINT",
+                    help="the network fine-tuned: pretrained (the shipped one), scratch, or a checkpoint file")
+    di.add_argument("--holdout", type=int_arg(2), default=10, help="every N-th chunk is held out (default 10)")
+    di.add_argument("--generate-only", action="store_true", help="generate the chunks, do not fit")
     p.add_argument("--opponents", default=None, metavar="SPEC:W,...",
                    help="weighted opponent specs, e.g. random:1,heuristic:2,mcts:sims=50:1 (the weight is the last "
                         "':' part when it is a number; default random:1,heuristic:1)")
@@ -184,10 +200,10 @@ def exit_config_from_args(args: argparse.Namespace) -> Any:
                       warm_start_games=args.warm_start_games, warm_start_teacher=args.warm_start_teacher,
                       eval_every=args.eval_every, warm_start_epochs=args.warm_start_epochs, leaf=args.leaf,
                       explore_moves=args.explore_moves, value_weight=args.value_weight,
-                      flat_hidden=args.width, trunk_hidden=args.width, channels=args.channels,
+                      flat_hidden=args.width or 128, trunk_hidden=args.width or 128, channels=args.channels,
                       conv_layers=args.conv_layers, board_channels=args.board_channels,
                       eval_games=args.eval_games, buffer_size=args.buffer_size,
-                      epochs=args.epochs,
+                      epochs=2 if args.epochs is None else args.epochs,
                       reward_mode=args.reward_mode if args.reward_mode != "score" else "win", seed=args.seed,
                       **extra)
 
@@ -213,9 +229,46 @@ def cmd_train_exit(args: argparse.Namespace) -> int:
     return 0
 
 
+def distill_config_from_args(args: argparse.Namespace) -> Any:
+    """The :class:`~meeplezoo.training.distill.DistillConfig` that ``meeplezoo train --algo distill`` runs."""
+    from meeplezoo.cli import game_from_args
+    from meeplezoo.training.distill import DistillConfig
+
+    game = game_from_args(args)
+    extra: dict[str, Any] = {k: v for k, v in {"lr": args.lr, "batch_size": args.batch_size}.items()
+                             if v is not None}
+    if args.width is not None:
+        extra["width"] = args.width
+    if args.epochs is not None:
+        extra["epochs"] = args.epochs
+    return DistillConfig(game=game.name, num_players=game.num_players, options=dict(game.non_default_options),
+                         teacher=args.teacher, opponent=args.opponent, games=args.games, chunk=args.chunk,
+                         seed=args.seed, init=args.init, holdout=args.holdout, **extra)
+
+
+def cmd_train_distill(args: argparse.Namespace) -> int:
+    from meeplezoo.training.distill import fit, generate
+
+    cfg = distill_config_from_args(args)
+    out = args.out or f"runs/distill/{cfg.game}"
+    verbose = 0 if args.quiet else 1
+    if not args.quiet:
+        print(f"distillation of {cfg.teacher} (against {cfg.opponent}) into {cfg.init}: {cfg.games} games "
+              f"-> {out}", flush=True)
+    have = generate(cfg, out, workers=args.workers, backend=args.backend, address=args.address,
+                    time_limit=args.time_limit, verbose=verbose)
+    if args.generate_only:
+        print(f"{out}: {have} chunks of {cfg.chunk} games")
+        return 0
+    print(fit(cfg, out, torch_threads=args.torch_threads, verbose=verbose).summary())
+    return 0
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     from meeplezoo.cli import game_from_args, split_agents
 
+    if args.algo == "distill":
+        return cmd_train_distill(args)
     if args.algo == "exit":
         if args.reward_mode == "score":
             raise ValueError("--algo exit: --reward-mode must be win or rank (the value head is tanh)")

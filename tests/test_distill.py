@@ -1,0 +1,131 @@
+"""Distillation of a search into a network (training/distill.py, ``meeplezoo train --algo distill``).
+
+The teacher's games are written chunk by chunk and a second call continues where the first stopped, with
+the same samples inline and on the process pool; fitting brings the network's greedy move closer to the
+teacher's on held-out games; the checkpoint plays through the registry; bad settings are refused by name.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from meeplezoo.agents import make
+from meeplezoo.agents.network import PolicyValueNet
+from meeplezoo.cli import main
+from meeplezoo.training.distill import DistillConfig, generate, load_chunks, samples_equal, teacher_game
+
+torch = pytest.importorskip("torch")
+
+from meeplezoo.training.distill import fit  # noqa: E402
+
+
+def _cfg(**kw) -> DistillConfig:
+    base = {"game": "haus_der_sonne", "teacher": "mcts:sims=8", "games": 4, "chunk": 2, "init": "scratch",
+            "width": 32, "holdout": 2}
+    return DistillConfig(**{**base, **kw})
+
+
+def test_a_teacher_game_records_the_teachers_visit_shares():
+    cfg = _cfg()
+    game = cfg.make_game()
+    data = teacher_game(cfg, 1, game)  # the teacher sits in seat 1
+    assert len(data["obs"]) > 10 and data["obs"].shape[1] == game.observation_shape[0]
+    assert np.all(data["pi"][~data["mask"]] == 0)
+    pi = data["pi"].astype(np.float32)
+    assert np.allclose(pi.sum(axis=1), 1.0, atol=1e-2)
+    assert (data["mask"].sum(axis=1) > 1).all()  # forced moves are not samples
+    assert set(np.unique(data["returns"])) <= {-1.0, 0.0, 1.0}
+    again = teacher_game(cfg, 1, game)
+    assert all(np.array_equal(data[k], again[k]) for k in ("obs", "mask", "pi"))
+
+
+def test_generation_resumes_and_is_the_same_on_the_pool(tmp_path):
+    cfg = _cfg(games=4)
+    assert generate(_cfg(games=2), tmp_path / "a", verbose=0) == 1  # one chunk, then "interrupted"
+    first = (tmp_path / "a" / "chunk_00000.npz").stat().st_mtime_ns
+    assert generate(cfg, tmp_path / "a", verbose=0) == 2  # continues: chunk 1 only
+    assert (tmp_path / "a" / "chunk_00000.npz").stat().st_mtime_ns == first
+    assert generate(cfg, tmp_path / "b", workers=2, verbose=0) == 2
+    a, cpu = load_chunks(tmp_path / "a")
+    b, _ = load_chunks(tmp_path / "b")
+    assert cpu > 0 and samples_equal(a, b)
+    with pytest.raises(ValueError, match=r"another setting \(differs in \['teacher'\]"):
+        generate(_cfg(teacher="mcts:sims=9"), tmp_path / "a", verbose=0)
+
+
+def test_fitting_brings_the_network_to_the_teachers_moves(tmp_path):
+    cfg = _cfg(games=16, chunk=2, holdout=4, epochs=12, lr=3e-3)
+    generate(cfg, tmp_path / "run", workers=2, verbose=0)
+    result = fit(cfg, tmp_path / "run", verbose=0)
+    # on games it did not see, the network's moves are closer to the teacher's than before
+    assert result.held_out_loss < result.held_out_loss_before - 0.1, result
+    assert result.agreement > result.agreement_before + 0.04, result
+    rows = (tmp_path / "run" / "fit.csv").read_text().splitlines()
+    assert rows[0] == "epoch,policy_loss,held_out_loss,agreement" and len(rows) == 1 + 1 + 12
+    net = PolicyValueNet.load(result.checkpoint, "haus_der_sonne", 2)
+    meta = net.metadata
+    assert meta["algorithm"] == "distill" and meta["distill_config"]["teacher"] == "mcts:sims=8"
+    assert meta["training_cpu_seconds"] > 0 and meta["samples"] > 50
+    assert meta["command"].startswith("meeplezoo train haus_der_sonne --players 2 --algo distill")
+    # the result plays through the registry, legally
+    agent = make(f"net:{result.checkpoint}", "haus_der_sonne", num_players=2, seed=0)
+    game = net.game
+    state = game.new_state(3)
+    for _ in range(40):
+        if state.is_terminal():
+            break
+        mask = state.legal_mask()
+        a = agent.act(state.observe(state.current_player), mask, state=state)
+        assert mask[a]
+        state.apply(a)
+
+
+def test_fitting_from_a_checkpoint_keeps_its_shape_and_adds_its_compute(tmp_path):
+    cfg = _cfg(games=4, epochs=1)
+    generate(cfg, tmp_path / "run", verbose=0)
+    first = fit(cfg, tmp_path / "run", verbose=0)
+    start = PolicyValueNet.load(first.checkpoint)
+    again = _cfg(games=4, epochs=1, init=str(first.checkpoint))
+    (tmp_path / "run2").mkdir()
+    for p in (tmp_path / "run").glob("chunk_*.npz"):
+        (tmp_path / "run2" / p.name).write_bytes(p.read_bytes())
+    (tmp_path / "run2" / "generate.json").write_text((tmp_path / "run" / "generate.json").read_text())
+    second = fit(again, tmp_path / "run2", verbose=0)
+    net = PolicyValueNet.load(second.checkpoint)
+    assert net.config == start.config
+    assert net.metadata["training_cpu_seconds"] > start.metadata["training_cpu_seconds"]
+    assert net.metadata["init_metadata"]["algorithm"] == "distill"
+
+
+def test_bad_settings_are_refused_by_name(tmp_path):
+    with pytest.raises(ValueError, match="the teacher must be a search"):
+        _cfg(teacher="heuristic")
+    with pytest.raises(ValueError, match="init must be pretrained or scratch or a checkpoint"):
+        _cfg(init="nowhere.zip")
+    with pytest.raises(ValueError, match="games must be an int >= 1"):
+        _cfg(games=0)
+    with pytest.raises(ValueError, match="holdout must be an int >= 2"):
+        _cfg(holdout=1)
+    with pytest.raises(ValueError, match="unknown config key"):
+        DistillConfig.from_json({"game": "kerala", "gods": 1})
+    with pytest.raises(ValueError, match="no chunk"):
+        fit(_cfg(), tmp_path / "empty", verbose=0)
+    with pytest.raises(ValueError, match="does not search"):
+        teacher_game(_cfg(teacher="pretrained"), 0)
+
+
+def test_the_cli_generates_continues_and_fits(tmp_path, capsys):
+    out = tmp_path / "cli"
+    args = ["train", "haus_der_sonne", "--algo", "distill", "--teacher", "mcts:sims=4", "--games", "2",
+            "--chunk", "1", "--init", "scratch", "--width", "16", "--epochs", "1", "--holdout", "2",
+            "--out", str(out), "--quiet"]
+    assert main(args) == 0
+    assert "teacher decisions" in capsys.readouterr().out
+    meta = PolicyValueNet.load(out / "final.zip").metadata
+    assert meta["distill_config"]["width"] == 16 and meta["distill_config"]["epochs"] == 1
+    assert json.loads((out / "generate.json").read_text())["teacher"] == "mcts:sims=4"
+    assert main([*args[:7], "3", *args[8:], "--generate-only"]) == 0
+    assert "3 chunks" in capsys.readouterr().out
