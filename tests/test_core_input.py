@@ -137,3 +137,17 @@ def test_rng_and_as_rng_use_the_same_rule():
             Rng(bad)
         with pytest.raises(ValueError, match="seed"):
             as_rng(bad)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_observe_refuses_what_is_no_seat(game):
+    g = make_game(game)
+    s = g.new_state(1)
+    assert s.observe(np.int64(0)).shape == g.observation_shape
+    for bad in (-1, g.num_players, True, 0.0, "0", None):
+        with pytest.raises(ValueError, match=rf"observe: player must be a seat 0\.\.{g.num_players - 1}, got"):
+            s.observe(bad)
+    while not s.is_terminal():  # at the end current_player is -1: no seat to observe for
+        s.apply(s.legal_actions()[0])
+    with pytest.raises(ValueError, match="got -1"):
+        s.observe(s.current_player)

@@ -398,8 +398,12 @@ class State(ABC):
     # -- information -----------------------------------------------------------
     def observe(self, player: int) -> np.ndarray:
         """Player's information state: float32 of ``game.observation_shape``, egocentric (built by
-        the game's default observer, ``game.observer``)."""
-        return self.game.observer.observe(self, player)
+        the game's default observer, ``game.observer``).  ``player`` must be a seat: ``0 <= player <
+        num_players`` (at the end of a game ``current_player`` is -1, which is no seat)."""
+        n = self.game.num_players
+        if isinstance(player, bool) or not isinstance(player, (int, np.integer)) or not 0 <= player < n:
+            raise ValueError(f"observe: player must be a seat 0..{n - 1}, got {player!r}")
+        return self.game.observer.observe(self, int(player))
 
     def state_vector(self) -> np.ndarray:
         """Global state for a centralised critic (default: every seat's observation)."""
