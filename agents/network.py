@@ -57,14 +57,17 @@ _METADATA_KEYS: dict[str, type] = {
 CONFIG_KEYS = ("channels", "conv_layers", "flat_hidden", "trunk_hidden")
 #: optional widths and their defaults (a checkpoint without them was written before they existed):
 #: ``board_channels`` 0 pools each board's convolutions over the cells (global average); N > 0 keeps the
-#: cells, a 1x1 convolution to N channels flattened into the trunk, so the policy can tell where
-OPTIONAL_CONFIG: dict[str, int] = {"board_channels": 0}
+#: cells, a 1x1 convolution to N channels flattened into the trunk, so the policy can tell where;
+#: ``trunk_layers`` is the number of ReLU layers of the trunk, each ``trunk_hidden`` wide
+OPTIONAL_CONFIG: dict[str, int] = {"board_channels": 0, "trunk_layers": 1}
 
 
 def full_config(config: Mapping[str, Any]) -> dict[str, int]:
     """``config`` with every width (optional ones at their defaults), as ints."""
     out = {k: int(config[k]) for k in CONFIG_KEYS}
     out.update({k: int(config.get(k, d)) for k, d in OPTIONAL_CONFIG.items()})
+    if out["trunk_layers"] < 1:
+        raise ValueError(f"network config: trunk_layers must be >= 1, got {out['trunk_layers']}")
     return out
 def _game_class(name: str) -> type:
     from meeplezoo.registry import game_class
@@ -123,6 +126,7 @@ def read_network_metadata(path: str | Path) -> dict[str, Any]:
     bad = [k for k in CONFIG_KEYS if not isinstance(meta["config"].get(k), int) or meta["config"][k] < 1]
     bad += [k for k in OPTIONAL_CONFIG if k in meta["config"] and (not isinstance(meta["config"][k], int)
                                                                   or meta["config"][k] < 0)]
+    bad += ["trunk_layers"] if meta["config"].get("trunk_layers", 1) == 0 else []
     if bad:
         raise ValueError(f"{path}: config {bad} must be positive ints, got {meta['config']!r}")
     return meta
@@ -210,6 +214,9 @@ class PolicyValueNet:
         th = int(config["trunk_hidden"])
         out["trunk.0.weight"] = (th, width)
         out["trunk.0.bias"] = (th,)
+        for i in range(1, int(config["trunk_layers"])):
+            out[f"trunk.{2 * i}.weight"] = (th, th)
+            out[f"trunk.{2 * i}.bias"] = (th,)
         if not heads:
             return out
         out["policy.weight"] = (game.num_actions, th)
@@ -256,7 +263,9 @@ class PolicyValueNet:
             z = obs[:, self.flat_index] @ p["flat_mlp.0.weight"].T + p["flat_mlp.0.bias"]
             parts.append(np.maximum(z, 0))
         feat = np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
-        return np.maximum(feat @ p["trunk.0.weight"].T + p["trunk.0.bias"], 0)
+        for i in range(self.config["trunk_layers"]):
+            feat = np.maximum(feat @ p[f"trunk.{2 * i}.weight"].T + p[f"trunk.{2 * i}.bias"], 0)
+        return feat
 
     def policy(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The masked softmax policy ``(B, actions)`` (illegal actions get probability 0)."""

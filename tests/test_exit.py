@@ -343,3 +343,31 @@ def test_boards_kept_cell_by_cell_are_the_same_function_in_numpy_and_torch(tmp_p
     np.testing.assert_allclose(again.forward(obs)[0], nl, atol=1e-6)
     # moving a tile to another cell changes the features cell by cell (pooling would blur it)
     assert "cells.platforms.weight" in net.params and "cells.pending_cell.weight" in net.params
+
+
+def test_a_deeper_trunk_is_the_same_function_in_numpy_and_torch(tmp_path):
+    """trunk_layers > 1 stacks ReLU layers in the trunk; a checkpoint without the key has one."""
+    torch.set_num_threads(1)
+    torch.manual_seed(2)
+    game = meeplezoo.make_game("asara", 2)
+    cfg = BlockNetConfig(**{**SMALL, "trunk_layers": 3})
+    tnet = BlockNet(game.observation_spec, game.num_actions, 2, cfg)
+    net = PolicyValueNet(game, tnet.arrays(), config_dict(cfg))
+    assert {"trunk.2.weight", "trunk.4.weight"} <= set(net.params) and "trunk.6.weight" not in net.params
+    assert net.num_parameters == sum(p.numel() for p in tnet.parameters())
+    state = game.new_state(5)
+    obs = np.stack([state.observe(p) for p in range(2)])
+    with torch.no_grad():
+        logits, values = tnet(torch.as_tensor(obs))
+    nl, nv = net.forward(obs)
+    np.testing.assert_allclose(nl, logits.numpy(), atol=1e-5)
+    np.testing.assert_allclose(nv, values.numpy(), atol=1e-5)
+    again = PolicyValueNet.load(net.save(tmp_path / "deep.zip"), "asara", 2)
+    assert again.config["trunk_layers"] == 3
+    # an older checkpoint (no trunk_layers in its config) is a one-layer trunk
+    flat = BlockNetConfig(**SMALL)
+    one = BlockNet(game.observation_spec, game.num_actions, 2, flat)
+    old = {k: v for k, v in config_dict(flat).items() if k != "trunk_layers"}
+    assert PolicyValueNet(game, one.arrays(), old).config["trunk_layers"] == 1
+    with pytest.raises(ValueError, match="trunk_layers must be >= 1, got 0"):
+        PolicyValueNet(game, one.arrays(), {**old, "trunk_layers": 0})

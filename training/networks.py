@@ -34,6 +34,8 @@ class BlockNetConfig:
     #: 0: each board's convolutions are averaged over the cells; N > 0: a 1x1 convolution to N channels
     #: keeps every cell (flattened into the trunk), so a policy over cell actions can tell the cells apart
     board_channels: int = 0
+    #: hidden layers of the trunk (each ``trunk_hidden`` wide, ReLU)
+    trunk_layers: int = 1
 
 
 class BlockNet(nn.Module):
@@ -77,7 +79,10 @@ class BlockNet(nn.Module):
         flat_size = sum(self.structure[n][3].stop - self.structure[n][3].start for n in self.flat)
         self.flat_mlp = nn.Sequential(nn.Linear(flat_size, cfg.flat_hidden), nn.ReLU()) if flat_size else None
         width += cfg.flat_hidden if flat_size else 0
-        self.trunk = nn.Sequential(nn.Linear(width, cfg.trunk_hidden), nn.ReLU())
+        trunk: list[nn.Module] = [nn.Linear(width, cfg.trunk_hidden), nn.ReLU()]
+        for _ in range(1, cfg.trunk_layers):
+            trunk += [nn.Linear(cfg.trunk_hidden, cfg.trunk_hidden), nn.ReLU()]
+        self.trunk = nn.Sequential(*trunk)
         self.features_dim = cfg.trunk_hidden
         if heads:  # without: the trunk alone, a PPO policy's features extractor
             self.policy = nn.Linear(cfg.trunk_hidden, num_actions)

@@ -69,9 +69,12 @@ def add_parser(subparsers: Any) -> None:
                                           "counts of the search it guides (meeplezoo.training.exit); the same --out "
                                           "continues a run.  --algo distill: a network fine-tuned on the visit "
                                           "counts of a fixed teacher search playing the heuristic "
-                                          "(meeplezoo.training.distill); resumable the same way.")
+                                          "(meeplezoo.training.distill); resumable the same way.  --algo "
+                                          "finetune: a network checkpoint (--init) improved by PPO's clipped "
+                                          "policy gradient in games against --opponents "
+                                          "(meeplezoo.training.finetune); resumable the same way.")
     add_game_args(p)
-    p.add_argument("--algo", choices=("ppo", "exit", "distill"), default="ppo",
+    p.add_argument("--algo", choices=("ppo", "exit", "distill", "finetune"), default="ppo",
                    help="training algorithm (default ppo)")
     ex = p.add_argument_group("expert iteration (--algo exit)")
     ex.add_argument("--iterations", type=int_arg(1), default=10, help="self-play + training iterations in all "
@@ -96,7 +99,8 @@ def add_parser(subparsers: Any) -> None:
                          "(default self:0.5,heuristic:0.25,snapshot:0.25)")
     ex.add_argument("--explore-moves", type=int_arg(0), default=8,
                     help="decisions per seat sampled from the visit counts before playing the most visited")
-    ex.add_argument("--value-weight", type=float_arg(0), default=1.0, help="weight of the value loss")
+    ex.add_argument("--value-weight", type=float_arg(0), default=None,
+                    help="weight of the value loss (default 1.0; finetune 0.5)")
     ex.add_argument("--width", type=int_arg(1), default=None,
                     help="hidden width of the flat layer and the trunk (default 128; distill from scratch: 256)")
     ex.add_argument("--channels", type=int_arg(1), default=32, help="channels of the board convolutions")
@@ -104,7 +108,9 @@ def add_parser(subparsers: Any) -> None:
     ex.add_argument("--board-channels", type=int_arg(0), default=0,
                     help="0: average each board over its cells; N: keep N channels of every cell (Kerala's "
                          "placements need to know where)")
-    ex.add_argument("--eval-every", type=int_arg(1), default=2, help="iterations between evaluations")
+    ex.add_argument("--trunk-layers", type=int_arg(1), default=1, help="ReLU layers of the trunk (default 1)")
+    ex.add_argument("--eval-every", type=int_arg(1), default=None,
+                    help="iterations (finetune: updates) between evaluations (default 2; finetune 5)")
     ex.add_argument("--buffer-size", type=int_arg(1), default=20_000, help="samples kept for training")
     ex.add_argument("--epochs", type=int_arg(0), default=None,
                     help="passes over the buffer per iteration (default 2; distill: passes over the samples, 4)")
@@ -116,9 +122,20 @@ def add_parser(subparsers: Any) -> None:
     di.add_argument("--games", type=int_arg(1), default=400, help="teacher games to have generated (default 400)")
     di.add_argument("--chunk", type=int_arg(1), default=10, help="games per chunk file (default 10)")
     di.add_argument("--init", default="pretrained", metavar="CHECKPOINT",
-                    help="the network fine-tuned: pretrained (the shipped one), scratch, or a checkpoint file")
+                    help="distill and finetune: the network they start from: pretrained (the shipped one), a "
+                         "checkpoint file, or (distill) scratch")
     di.add_argument("--holdout", type=int_arg(2), default=10, help="every N-th chunk is held out (default 10)")
     di.add_argument("--generate-only", action="store_true", help="generate the chunks, do not fit")
+    ft = p.add_argument_group("fine-tuning (--algo finetune; it also reads --init, --opponents (default heuristic:1), "
+                              "--workers, --lr, --epochs, --batch-size, --ent-coef, --value-weight, --reward-mode "
+                              "(win, or score: the lead over the best opponent), --eval-every, --eval-games, "
+                              "--eval-against, --seed, --time-limit)")
+    ft.add_argument("--updates", type=int_arg(0), default=50, help="PPO updates in all (a continued run goes on to "
+                    "this many)")
+    ft.add_argument("--games-per-update", type=int_arg(1), default=64, help="games played for each update")
+    ft.add_argument("--clip", type=float_arg(0, lo_open=True), default=0.2, help="PPO's ratio clip (default 0.2)")
+    ft.add_argument("--temperature", type=float_arg(0, lo_open=True), default=1.0,
+                    help="the learner plays softmax(logits / T); below 1 its games are closer to its greedy play")
     p.add_argument("--opponents", default=None, metavar="SPEC:W,...",
                    help="weighted opponent specs, e.g. random:1,heuristic:2,mcts:sims=50:1 (the weight is the last "
                         "':' part when it is a number; default random:1,heuristic:1)")
@@ -198,10 +215,13 @@ def exit_config_from_args(args: argparse.Namespace) -> Any:
     return ExItConfig(game=game.name, num_players=game.num_players, options=dict(game.non_default_options),
                       iterations=args.iterations, games_per_iteration=args.games_per_iteration, sims=args.sims,
                       warm_start_games=args.warm_start_games, warm_start_teacher=args.warm_start_teacher,
-                      eval_every=args.eval_every, warm_start_epochs=args.warm_start_epochs, leaf=args.leaf,
-                      explore_moves=args.explore_moves, value_weight=args.value_weight,
+                      eval_every=2 if args.eval_every is None else args.eval_every,
+                      warm_start_epochs=args.warm_start_epochs, leaf=args.leaf,
+                      explore_moves=args.explore_moves,
+                      value_weight=1.0 if args.value_weight is None else args.value_weight,
                       flat_hidden=args.width or 128, trunk_hidden=args.width or 128, channels=args.channels,
                       conv_layers=args.conv_layers, board_channels=args.board_channels,
+                      trunk_layers=args.trunk_layers,
                       eval_games=args.eval_games, buffer_size=args.buffer_size,
                       epochs=2 if args.epochs is None else args.epochs,
                       reward_mode=args.reward_mode if args.reward_mode != "score" else "win", seed=args.seed,
@@ -264,9 +284,54 @@ def cmd_train_distill(args: argparse.Namespace) -> int:
     return 0
 
 
+def finetune_config_from_args(args: argparse.Namespace) -> Any:
+    """The :class:`~meeplezoo.training.finetune.FinetuneConfig` that ``meeplezoo train --algo finetune`` runs."""
+    from meeplezoo.cli import game_from_args, split_agents
+    from meeplezoo.training.finetune import FinetuneConfig
+    from meeplezoo.training.selfplay import parse_weighted_specs
+
+    game = game_from_args(args)
+    if args.reward_mode == "rank":
+        raise ValueError("--algo finetune: --reward-mode must be win or score")
+    extra: dict[str, Any] = {k: v for k, v in {"lr": args.lr, "batch_size": args.batch_size, "epochs": args.epochs,
+                                               "ent_coef": args.ent_coef, "value_coef": args.value_weight}.items()
+                             if v is not None}
+    if args.eval_against:
+        extra["eval_against"] = tuple(split_agents(args.eval_against))
+    if args.opponents:
+        extra["opponents"] = parse_weighted_specs(args.opponents)
+    return FinetuneConfig(game=game.name, num_players=game.num_players, options=dict(game.non_default_options),
+                          init=args.init, updates=args.updates, games_per_update=args.games_per_update,
+                          clip=args.clip, temperature=args.temperature,
+                          reward="margin" if args.reward_mode == "score" else "win",
+                          eval_every=5 if args.eval_every is None else args.eval_every, eval_games=args.eval_games,
+                          seed=args.seed, **extra)
+
+
+def cmd_train_finetune(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from meeplezoo.training.finetune import finetune
+
+    cfg = finetune_config_from_args(args)
+    out = args.out or f"runs/finetune/{cfg.game}"
+    if not args.quiet:
+        print(f"fine-tuning {cfg.init} against {', '.join(cfg.opponents)}: {cfg.updates} updates of "
+              f"{cfg.games_per_update} games -> {out}", flush=True)
+    kw = {k: v for k, v in asdict(cfg).items() if k != "game"}
+    kw["eval_against"] = tuple(cfg.eval_against)
+    result = finetune(cfg.game, out, workers=args.workers, time_limit=args.time_limit,
+                      torch_threads=args.torch_threads, tensorboard=not args.no_tensorboard,
+                      verbose=0 if args.quiet else 1, **kw)
+    print(result.summary())
+    return 0
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     from meeplezoo.cli import game_from_args, split_agents
 
+    if args.algo == "finetune":
+        return cmd_train_finetune(args)
     if args.algo == "distill":
         return cmd_train_distill(args)
     if args.algo == "exit":
