@@ -48,7 +48,7 @@ def regret_by_phase(net, game, games: int = 40) -> dict[str, object]:
                 wrong[str(st.phase)] += r > 0.5
             st.apply(h.act(st.observe(st.current_player), mask, state=st))
     arr = np.asarray(reg)
-    return {"decisions": len(arr), "as_good_as_heuristic": round(float((arr < 1e-9).mean()), 4),
+    return {"regret_decisions": len(arr), "as_good_as_heuristic": round(float((arr < 1e-9).mean()), 4),
             "worse_by_0_5": round(float((arr > 0.5).mean()), 4),
             "worse_by_0_5_by_phase": {p: round(wrong[p] / seen[p], 4) for p in sorted(seen)},
             "decisions_by_phase": dict(sorted(seen.items()))}
