@@ -504,8 +504,18 @@ def plot_curve(run_dir: str | Path, out: str | Path | None = None) -> Path | Non
 
 
 def _cpu_seconds() -> float:
+    """CPU seconds of this process and its finished children (pool workers included)."""
     t = os.times()
     return t.user + t.system + t.children_user + t.children_system
+
+
+def tensorboard_writer(folder: str | Path) -> Any:
+    """A TensorBoard SummaryWriter on ``folder``, or None where tensorboard is not installed."""
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:  # pragma: no cover - tensorboard is in the train extra
+        return None
+    return SummaryWriter(str(folder))
 
 
 class ExItTrainer:
@@ -549,14 +559,7 @@ class ExItTrainer:
         self.buffer = _empty(self.game)
         if (self.dir / PROGRESS_FILE).exists():
             self._load()
-        self.writer = None
-        if tensorboard:
-            try:
-                from torch.utils.tensorboard import SummaryWriter
-
-                self.writer = SummaryWriter(str(self.dir / "tb"))
-            except ImportError:  # pragma: no cover - tensorboard is in the train extra
-                self.writer = None
+        self.writer = tensorboard_writer(self.dir / "tb") if tensorboard else None
 
     # -- persistence ----------------------------------------------------------------------------
     def _load(self) -> None:

@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 
 from meeplezoo.agents.network import PolicyValueNet, masked_softmax, seats_to_egocentric
+from meeplezoo.training.exit import _cpu_seconds, tensorboard_writer
 
 #: seed strides (updates, games, evaluations never share a seed)
 _UPDATE_STRIDE, _EVAL_OFFSET = 1_000_003, 9_999_991
@@ -257,11 +258,6 @@ def play(cfg: FinetuneConfig, net_path: str, update: int, workers: int = 1, pool
 
 
 # -- the trainer (torch) -----------------------------------------------------------------------------------------
-def _cpu_seconds() -> float:
-    t = os.times()
-    return t.user + t.system + t.children_user + t.children_system
-
-
 @dataclass
 class FinetuneResult:
     run_dir: Path
@@ -319,14 +315,7 @@ class FinetuneTrainer:
             state = torch.load(self.dir / TRAINER_FILE, weights_only=True)
             self.net.load_state_dict(state["net"])
             self.opt.load_state_dict(state["opt"])
-        self.writer = None
-        if tensorboard:
-            try:
-                from torch.utils.tensorboard import SummaryWriter
-
-                self.writer = SummaryWriter(str(self.dir / "tb"))
-            except ImportError:  # pragma: no cover - tensorboard is in the train extra
-                self.writer = None
+        self.writer = tensorboard_writer(self.dir / "tb") if tensorboard else None
 
     def _save(self) -> None:
         import torch
