@@ -42,7 +42,7 @@ import os
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -114,10 +114,9 @@ class DistillConfig:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> DistillConfig:
-        known = {f.name for f in fields(cls)}
-        bad = sorted(set(d) - known)
-        if bad:
-            raise ValueError(f"distill: unknown config key(s) {', '.join(bad)}")
+        from meeplezoo.training.exit import check_config_keys
+
+        check_config_keys(cls, d, "distill")
         return cls(**d)
 
     def generation(self) -> dict[str, Any]:
@@ -309,16 +308,9 @@ def _initial(cfg: DistillConfig, game: Any) -> tuple[Any, dict[str, Any], dict[s
         torch.manual_seed(cfg.seed)
         bc = BlockNetConfig(flat_hidden=cfg.width, trunk_hidden=cfg.width)
         return (BlockNet(game.observation_spec, game.num_actions, game.num_players, bc), config_dict(bc), {})
-    if cfg.init == "pretrained":
-        from meeplezoo.agents.pretrained import checkpoint_path
+    from meeplezoo.training.exit import start_checkpoint
 
-        if game.non_default_options:
-            raise ValueError(f"distill: init=pretrained ships for the base rules only, not "
-                             f"{dict(game.non_default_options)}; give a checkpoint")
-        path = checkpoint_path(game.name, game.num_players)
-    else:
-        path = cfg.init
-    start = PolicyValueNet.load(path, game)
+    start = PolicyValueNet.load(start_checkpoint(cfg.init, game, "distill"), game)
     net = BlockNet(game.observation_spec, game.num_actions, game.num_players, BlockNetConfig(**start.config))
     net.load_arrays(start.params)
     return net, dict(start.config), dict(start.metadata)

@@ -65,6 +65,26 @@ MAX_SNAPSHOT_OPPONENTS = 4
 _ITER_STRIDE, _WARM_OFFSET, _EVAL_OFFSET = 1_000_003, 7_777_777, 9_999_991
 
 
+def check_config_keys(cls: type, d: Mapping[str, Any], who: str) -> None:
+    """Refuse a saved trainer config (``config.json``) with keys the dataclass ``cls`` does not have."""
+    bad = sorted(set(d) - {f.name for f in fields(cls)})
+    if bad:
+        raise ValueError(f"{who}: unknown config key(s) {', '.join(bad)}")
+
+
+def start_checkpoint(init: str, game: Any, who: str) -> str:
+    """The checkpoint a trainer starts from: ``init`` itself, or for ``"pretrained"`` the one shipped for
+    ``game`` (base rules only)."""
+    if init != "pretrained":
+        return init
+    if game.non_default_options:
+        raise ValueError(f"{who}: init=pretrained ships for the base rules only, not "
+                         f"{dict(game.non_default_options)}; give a checkpoint")
+    from meeplezoo.agents.pretrained import checkpoint_path
+
+    return str(checkpoint_path(game.name, game.num_players))
+
+
 @dataclass(frozen=True)
 class ExItConfig:
     """Everything that defines an expert-iteration run (saved as ``config.json``)."""
@@ -185,10 +205,7 @@ class ExItConfig:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> ExItConfig:
-        known = {f.name for f in fields(cls)}
-        bad = sorted(set(d) - known)
-        if bad:
-            raise ValueError(f"exit: unknown config key(s) {bad}")
+        check_config_keys(cls, d, "exit")
         d = dict(d)
         if "eval_against" in d:
             d["eval_against"] = tuple(d["eval_against"])

@@ -39,7 +39,7 @@ import os
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from meeplezoo.agents.network import PolicyValueNet, masked_softmax, seats_to_egocentric
-from meeplezoo.training.exit import _cpu_seconds, tensorboard_writer
+from meeplezoo.training.exit import _cpu_seconds, check_config_keys, start_checkpoint, tensorboard_writer
 
 #: seed strides (updates, games, evaluations never share a seed)
 _UPDATE_STRIDE, _EVAL_OFFSET = 1_000_003, 9_999_991
@@ -124,10 +124,7 @@ class FinetuneConfig:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> FinetuneConfig:
-        known = {f.name for f in fields(cls)}
-        bad = sorted(set(d) - known)
-        if bad:
-            raise ValueError(f"finetune: unknown config key(s) {', '.join(bad)}")
+        check_config_keys(cls, d, "finetune")
         d = dict(d)
         if "eval_against" in d:
             d["eval_against"] = tuple(d["eval_against"])
@@ -137,17 +134,6 @@ class FinetuneConfig:
         from meeplezoo.registry import make_game
 
         return make_game(self.game, self.num_players, **dict(self.options))
-
-    def init_path(self, game: Any) -> str:
-        """The checkpoint the run starts from."""
-        if self.init != "pretrained":
-            return self.init
-        if game.non_default_options:
-            raise ValueError(f"finetune: init=pretrained ships for the base rules only, not "
-                             f"{dict(game.non_default_options)}; give a checkpoint")
-        from meeplezoo.agents.pretrained import checkpoint_path
-
-        return str(checkpoint_path(game.name, game.num_players))
 
     def command(self, out: str) -> str:
         """The ``meeplezoo train`` command line that runs (or continues) this config into ``out``."""
@@ -299,7 +285,7 @@ class FinetuneTrainer:
 
         for spec in (*cfg.opponents, *cfg.eval_against):  # refused now (unknown agent or option), not mid-run
             make_agent(spec, self.game, num_players=self.game.num_players, seed=0)
-        start = PolicyValueNet.load(cfg.init_path(self.game), self.game)
+        start = PolicyValueNet.load(start_checkpoint(cfg.init, self.game, "finetune"), self.game)
         self.net_config = dict(start.config)
         self.start_meta = dict(start.metadata)
         self.dir.mkdir(parents=True, exist_ok=True)
