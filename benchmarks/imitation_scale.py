@@ -10,6 +10,7 @@ alone, greedy, against the heuristic (``--eval-games``, seats rotated).  One row
 ``--json``.
 
     .venv/bin/python benchmarks/imitation_scale.py --game haus_der_sonne --games 4000 --width 512 --epochs 8
+    .venv/bin/python benchmarks/imitation_scale.py --game haus_der_sonne --option derived_features=true
 """
 
 from __future__ import annotations
@@ -70,11 +71,22 @@ def main() -> None:
     p.add_argument("--epochs", type=int, default=8)
     p.add_argument("--eval-games", type=int, default=300)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="a game option (repeatable), e.g. derived_features=true; values are read as JSON")
     p.add_argument("--json", default=os.path.join(RESULTS, "imitation_scale.json"))
     args = p.parse_args()
     torch.set_num_threads(1)
     c0 = time.process_time()
-    cfg = ExItConfig(game=args.game, warm_start_games=1)
+    options = {}
+    for item in args.option:
+        key, sep, value = item.partition("=")
+        if not sep:
+            p.error(f"--option {item!r}: expected KEY=VALUE")
+        try:
+            options[key] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key] = value
+    cfg = ExItConfig(game=args.game, options=options, warm_start_games=1)
     game = cfg.make_game()
     data = generate(cfg, "imitation", list(range(50_000, 50_000 + args.games)))
     n = len(data["obs"])
@@ -114,7 +126,8 @@ def main() -> None:
     pv = PolicyValueNet(game, net.arrays(), config_dict(bc))
     regret = regret_by_phase(pv, game)
     res = evaluate(NetworkAgent(pv), game, ["heuristic"], args.eval_games, seed=11)["heuristic"]
-    row = {"game": args.game, "players": game.num_players, "imitation_games": args.games, "decisions": n,
+    row = {"game": args.game, "players": game.num_players, "options": options, "imitation_games": args.games,
+           "decisions": n,
            "width": args.width, "trunk_layers": args.trunk_layers, "parameters": pv.num_parameters,
            "epochs": args.epochs, "held_out_agreement_by_epoch": curve, **regret,
            "opponent": "heuristic", "games": res.games, "win_rate": res.win_rate, "ci_low": res.interval[0],

@@ -12,6 +12,7 @@ PATH = Path(__file__).resolve().parent.parent / "docs" / "observations.md"
 # one configuration per distinct layout worth showing
 CONFIGS = (
     ("haus_der_sonne", {}),
+    ("haus_der_sonne", {"derived_features": True}),
     ("kerala", {}),
     ("kerala", {"derived_features": True}),
     ("hawaii", {}),

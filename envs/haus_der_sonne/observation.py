@@ -10,6 +10,13 @@ The blocks, their shapes and meanings are :data:`BLOCKS` below (one declaration;
 
 Layout version 2 (``HausDerSonneGame.observation_version``): version 1 clipped turns, scores and
 spendable shells at 1.
+
+With the game option ``derived_features=True`` two blocks follow (:data:`DERIVED_BLOCKS`): the board as
+seen from the boat (row ``r`` is the segment the boat reaches by sailing ``r``, so the move "sail ``v``"
+and the segment it lands on share an index) and the two bays of the segment being handed out, with the
+picking order of both.  They repeat what the other blocks hold, gathered where the actions point: a
+network with one policy layer over a pooled trunk cannot easily compute "boat + v mod 6" and then look
+up that segment's cards.  Off by default (the shipped networks read the base layout).
 """
 
 from __future__ import annotations
@@ -55,15 +62,31 @@ BLOCKS = (
 )
 
 
-def declare() -> ObservationSpec:
-    """The blocks of :data:`BLOCKS`, in order (the same for every configuration)."""
+#: columns of a row of ``ahead`` and of ``landing_detail``'s picking flags
+RECEIVER_FLAGS = 4  # I pick first, I get the rest, the opponent picks first, the opponent gets the rest
+AHEAD_COLS = 2 + RECEIVER_FLAGS + 2 * 9 + 1 + 2
+DERIVED_BLOCKS = (
+    ("ahead", (6, AHEAD_COLS), "row r: the segment (boat + r) mod 6 (sailing r lands there): my, opp beach sum / "
+     "15; picking order at a landing there now (I first, I second, opp first, opp second); its two bays as in "
+     "'bays'; crater chips / 4; my, opp disc of value r in supply (row 0: zeros)"),
+    ("landing_detail", 2 * 9 + RECEIVER_FLAGS, "during a card distribution: the landing segment's bays 0 and 1 "
+     "as in 'bays', then its picking order (I first, I second, opp first, opp second)"),
+)
+
+
+def declare(derived: bool = False) -> ObservationSpec:
+    """The blocks of :data:`BLOCKS` in order, then with ``derived`` those of :data:`DERIVED_BLOCKS`."""
     spec = ObservationSpec()
-    for name, shape, doc in BLOCKS:
+    for name, shape, doc in BLOCKS + (DERIVED_BLOCKS if derived else ()):
         spec.add(name, shape, doc)
     return spec
 
 
 SPEC = declare()
+SPEC_DERIVED = declare(derived=True)
+SIZE_DERIVED = SPEC_DERIVED.size
+AHEAD = SPEC_DERIVED.layout["ahead"].start
+LANDING_DETAIL = SPEC_DERIVED.layout["landing_detail"].start
 LAYOUT = SPEC.layout
 SIZE = SPEC.size
 _O = {name: s.start for name, s in LAYOUT.items()}
@@ -83,10 +106,58 @@ class HausDerSonneObserver(Observer):
 
     @classmethod
     def declare(cls, game: HausDerSonneGame) -> ObservationSpec:
-        return SPEC
+        return SPEC_DERIVED if game.options["derived_features"] else SPEC
 
     def observe(self, state: HausDerSonneState, player: int) -> np.ndarray:
+        if state.game.options["derived_features"]:
+            out = np.zeros(SIZE_DERIVED, dtype=np.float32)
+            encode_observation(state, player, out[:SIZE])
+            encode_derived(state, player, out)
+            return out
         return encode_observation(state, player)
+
+
+def _receiver_flags(state: HausDerSonneState, me: int, seg: int) -> list[int]:
+    """Offsets (0..3) of the picking-order flags of a landing on ``seg`` now, egocentric."""
+    order = state.landing_receivers(seg)
+    return [(0 if p == me else 2) + i for i, p in enumerate(order)]
+
+
+def _bay_offsets(face: int) -> list[int]:
+    """Offsets (0..8) of one bay's coding as in the ``bays`` block."""
+    if face < 0:
+        return [0]
+    return [1 + _FT[face], 8] if _BF[face] else [1 + _FT[face]]
+
+
+def encode_derived(state: HausDerSonneState, player: int, out: np.ndarray) -> None:
+    """Fill the :data:`DERIVED_BLOCKS` of ``out`` (a zeroed vector of :data:`SIZE_DERIVED` values)."""
+    me, op = player, 1 - player
+    boat = state.boat
+    for r in range(C.NUM_SEGMENTS):
+        seg = (boat + r) % C.NUM_SEGMENTS
+        row = AHEAD + AHEAD_COLS * r
+        out[row] = Q.beach_sum(state, me, seg) / 15.0
+        out[row + 1] = Q.beach_sum(state, op, seg) / 15.0
+        for f in _receiver_flags(state, me, seg):
+            out[row + 2 + f] = 1.0
+        for k in range(C.BAYS_PER_SEGMENT):
+            for o in _bay_offsets(Q.bay(state, seg, k)):
+                out[row + 2 + RECEIVER_FLAGS + 9 * k + o] = 1.0
+        out[row + 2 + RECEIVER_FLAGS + 18] = min(state.crater[seg], 4) / 4.0
+        if r:
+            out[row + AHEAD_COLS - 2] = float(Q.disc_in_supply(state, me, r))
+            out[row + AHEAD_COLS - 1] = float(Q.disc_in_supply(state, op, r))
+    land = state.land
+    if land >= 0:
+        for k in range(C.BAYS_PER_SEGMENT):
+            for o in _bay_offsets(Q.bay(state, land, k)):
+                out[LANDING_DETAIL + 9 * k + o] = 1.0
+        order = state.landing_receivers(land)
+        if order:
+            out[LANDING_DETAIL + 18 + (0 if order[0] == me else 2)] = 1.0
+        if state.second >= 0:  # -1: nobody gets the rest (one receiver, or identical cards)
+            out[LANDING_DETAIL + 18 + (1 if state.second == me else 3)] = 1.0
 
 
 def encode_observation(state: HausDerSonneState, player: int, out: np.ndarray | None = None) -> np.ndarray:
