@@ -179,6 +179,7 @@ class PolicyValueNet:
         if bad:
             raise ValueError(f"network weight {bad[0]!r} holds NaN or infinite values")
         self.params = p
+        self._own_view: dict[int, bool] = {}  # id(game) -> states of that game are observed by self.game
         self.flat_index = np.concatenate([np.arange(self.structure[n][3].start, self.structure[n][3].stop)
                                           for n in self.flat]) if self.flat else np.zeros(0, dtype=np.intp)
 
@@ -267,6 +268,27 @@ class PolicyValueNet:
             feat = np.maximum(feat @ p[f"trunk.{2 * i}.weight"].T + p[f"trunk.{2 * i}.bias"], 0)
         return feat
 
+    def needs_own_observation(self, game: Any) -> bool:
+        """Whether states of ``game`` must be observed through this network's own game: they play the
+        same rules but show another observation (``observation_only`` options differ, e.g. a network
+        trained with ``derived_features`` playing the default game)."""
+        key = id(game)
+        own = self._own_view.get(key)
+        if own is None:
+            own = game is not self.game and dict(game.options) != dict(self.game.options)
+            if own and (game.name != self.game.name or game.num_players != self.game.num_players
+                        or dict(game.rule_options) != dict(self.game.rule_options)):
+                raise ValueError(f"this network plays {self.game!r}, not {game!r}")
+            self._own_view[key] = own
+        return own
+
+    def observe(self, state: Any, player: int) -> np.ndarray:
+        """``player``'s observation of ``state`` in the layout this network reads (the state's own when the
+        game is the network's; else through the network's observer, see :meth:`needs_own_observation`)."""
+        if self.needs_own_observation(state.game):
+            return self.game.observer.observe(state, int(player))
+        return state.observe(player)
+
     def policy(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The masked softmax policy ``(B, actions)`` (illegal actions get probability 0)."""
         logits, _ = self.forward(obs)
@@ -296,8 +318,13 @@ class PolicyValueNet:
         if game is None or isinstance(game, str):
             game = _game_class(meta["game"])(num_players=meta["num_players"], **meta["options"])
         elif dict(game.non_default_options) != meta["options"]:
-            raise ValueError(f"{path} was trained with rule options {meta['options']}, "
-                             f"not {dict(game.non_default_options)}")
+            obs_only = game.observation_only_options()
+            trained = {k: v for k, v in meta["options"].items() if k not in obs_only}
+            if dict(game.rule_options) != trained:
+                raise ValueError(f"{path} was trained with rule options {trained}, not {dict(game.rule_options)}")
+            # the same rules, another observation: the network plays ``game``'s states through its own
+            # observation (its game, built from its options; see PolicyValueNet.observe)
+            game = _game_class(meta["game"])(num_players=meta["num_players"], **meta["options"])
         for key, have in (("observation_version", game.observation_version),
                           ("observation_size", int(game.observation_shape[0])), ("num_actions", game.num_actions)):
             if meta[key] != have:
@@ -360,7 +387,7 @@ class NetworkEvaluator(Evaluator):
         self.states = 0
 
     def evaluate(self, states: list[Any]) -> tuple[list[np.ndarray], list[np.ndarray]]:
-        obs = np.stack([s.observe(s.current_player) for s in states])
+        obs = np.stack([self.net.observe(s, s.current_player) for s in states])
         masks = np.stack([s.legal_mask() for s in states])
         logits, values = self.net.forward(obs)
         priors = masked_softmax(logits, masks)
@@ -372,9 +399,15 @@ class NetworkEvaluator(Evaluator):
 
 
 class NetworkAgent(Agent):
-    """The network alone: the most probable legal action (``sample=True``: sampled at ``temperature``)."""
+    """The network alone: the most probable legal action (``sample=True``: sampled at ``temperature``).
+
+    Given the state (``uses_state``), it reads the state through its own observation when the game differs
+    from the network's only in observation options (:meth:`PolicyValueNet.observe`); without a state the
+    observation passed in must be in the network's layout.
+    """
 
     name = "net"
+    uses_state = True
 
     def __init__(self, net: PolicyValueNet, *, sample: bool = False, temperature: float = 1.0,
                  seed: int | None = None) -> None:
@@ -398,6 +431,13 @@ class NetworkAgent(Agent):
     def act(self, observation: np.ndarray, action_mask: np.ndarray, *, state: Any = None) -> int:
         t0 = time.perf_counter()
         mask = np.asarray(action_mask, dtype=bool)
+        if state is not None and self.net.needs_own_observation(state.game):
+            observation = self.net.observe(state, state.current_player)
+        elif observation is None or np.shape(observation)[-1] != self.net.game.observation_shape[0]:
+            got = None if observation is None else np.shape(observation)
+            raise ValueError(f"net: this network reads observations of shape {self.net.game.observation_shape} "
+                             f"({self.net.game!r}), got {got}; pass the state (act(..., state=...)) to "
+                             "play a game that differs only in observation options")
         logits, _ = self.net.forward(observation)
         logits = logits[0]
         if not self.sample:

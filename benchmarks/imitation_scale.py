@@ -74,6 +74,8 @@ def main() -> None:
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="a game option (repeatable), e.g. derived_features=true; values are read as JSON")
     p.add_argument("--json", default=os.path.join(RESULTS, "imitation_scale.json"))
+    p.add_argument("--save", default=None, metavar="PATH",
+                   help="also write the fitted network as a checkpoint (e.g. a start for --algo distill --init PATH)")
     args = p.parse_args()
     torch.set_num_threads(1)
     c0 = time.process_time()
@@ -124,6 +126,9 @@ def main() -> None:
         curve.append(round(agreement(), 4))
         print(f"epoch {epoch + 1}: held-out agreement {curve[-1]:.3f}", flush=True)
     pv = PolicyValueNet(game, net.arrays(), config_dict(bc))
+    if args.save:
+        pv.save(args.save, algorithm="imitation", imitation_games=args.games, samples=n, seed=args.seed,
+                training_cpu_seconds=round(time.process_time() - c0, 1))
     regret = regret_by_phase(pv, game)
     res = evaluate(NetworkAgent(pv), game, ["heuristic"], args.eval_games, seed=11)["heuristic"]
     row = {"game": args.game, "players": game.num_players, "options": options, "imitation_games": args.games,

@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     plans: list[tuple[S.Config, str, str]] = []
     for cfg in configs:
         if args.checkpoint == "pretrained":
-            shipped = {(c["game"], c["num_players"], json.dumps(c["options"], sort_keys=True)): c["path"]
+            shipped = {(c["game"], c["num_players"], json.dumps(c["rule_options"], sort_keys=True)): c["path"]
                        for c in available()}
             path = shipped.get((cfg.game, cfg.players, json.dumps(cfg.rules, sort_keys=True)))
             if path is None:

@@ -371,3 +371,43 @@ def test_a_deeper_trunk_is_the_same_function_in_numpy_and_torch(tmp_path):
     assert PolicyValueNet(game, one.arrays(), old).config["trunk_layers"] == 1
     with pytest.raises(ValueError, match="trunk_layers must be >= 1, got 0"):
         PolicyValueNet(game, one.arrays(), {**old, "trunk_layers": 0})
+
+
+def test_a_network_plays_games_that_differ_only_in_observation_options(tmp_path):
+    """A network trained with ``derived_features`` plays the default game (same rules): given the state it
+    reads it through its own observation, alone and as the search's prior; other rules stay refused."""
+    torch.manual_seed(0)
+    derived = meeplezoo.make_game("haus_der_sonne", 2, derived_features=True)
+    base = meeplezoo.make_game("haus_der_sonne", 2)
+    assert derived.rule_options == base.rule_options == {}
+    assert "derived_features" in base.observation_only_options() and "variant" not in base.observation_only_options()
+    cfg = BlockNetConfig(**SMALL)
+    t = BlockNet(derived.observation_spec, derived.num_actions, 2, cfg)
+    path = PolicyValueNet(derived, t.arrays(), config_dict(cfg)).save(tmp_path / "derived.zip")
+    net = PolicyValueNet.load(path, base)
+    assert net.game.options["derived_features"] and net.needs_own_observation(base)
+    assert not net.needs_own_observation(derived)
+    state = base.new_state(4)
+    view = net.observe(state, state.current_player)
+    assert view.shape == derived.observation_shape
+    np.testing.assert_array_equal(view, derived.observer.observe(state, state.current_player))
+    np.testing.assert_array_equal(view[:base.observation_shape[0]], state.observe(state.current_player))
+    alone, search = make(f"net:{path}", base, seed=1), make(f"netmcts:{path}:sims=8", base, seed=2)
+    # the same decision as the network shown its own observation directly
+    want = int(np.flatnonzero(state.legal_mask())[np.argmax(net.forward(view)[0][0][state.legal_mask()])])
+    assert alone.act(state.observe(state.current_player), state.legal_mask(), state=state) == want
+    with pytest.raises(ValueError, match="pass the state"):
+        alone.act(state.observe(state.current_player), state.legal_mask())
+    steps = 0
+    while not state.is_terminal() and steps < 80:
+        p = state.current_player
+        mask = state.legal_mask()
+        a = (alone, search)[p].act(state.observe(p), mask, state=state)
+        assert mask[a]
+        state.apply(a)
+        steps += 1
+    assert search._prior_source.states > 0
+    with pytest.raises(ValueError, match="rule options"):
+        PolicyValueNet.load(path, meeplezoo.make_game("haus_der_sonne", variant="tactical"))
+    with pytest.raises(ValueError, match="plays"):
+        net.observe(meeplezoo.make_game("haus_der_sonne", variant="tactical").new_state(0), 0)

@@ -34,13 +34,17 @@ def checkpoint_name(game: str, num_players: int) -> str:
 
 
 def available() -> list[dict[str, Any]]:
-    """The shipped checkpoints: ``game``, ``num_players``, ``options``, ``path`` and the training facts."""
+    """The shipped checkpoints: ``game``, ``num_players``, ``options`` (as trained), ``rule_options`` (those
+    options less the observation-only ones: the configuration it plays), ``path`` and the training facts."""
     from meeplezoo.agents.network import read_network_metadata
+    from meeplezoo.registry import game_class
 
     out = []
     for path in sorted(FOLDER.glob("*.zip")):
         meta = read_network_metadata(path)
+        obs_only = game_class(meta["game"]).observation_only_options()
         out.append({"game": meta["game"], "num_players": meta["num_players"], "options": meta["options"],
+                    "rule_options": {k: v for k, v in meta["options"].items() if k not in obs_only},
                     "path": path, "training": {k: meta[k] for k in ("algorithm", "iterations", "samples",
                                                                       "training_cpu_seconds", "seed", "command")
                                                if k in meta}})

@@ -64,7 +64,10 @@ class Option:
     checked (bool options accept only bools, int options only ints, ...).
     ``bounds`` (inclusive) constrains numeric options.  ``extremes`` lists allowed values
     at the edges of a structured option's range (lists, dicts, whose limits the game checks
-    in its ``_setup``), so tests can play every option at its extremes.
+    in its ``_setup``), so tests can play every option at its extremes.  ``observation_only``
+    marks an option that changes what players are shown and nothing of the rules (e.g.
+    ``derived_features``): games that differ only in such options play the same game, and a
+    network trained with one observation can play in the other (see :attr:`Game.rule_options`).
     """
 
     name: str
@@ -74,6 +77,7 @@ class Option:
     type: type | tuple[type, ...] | None = None
     bounds: tuple[float | None, float | None] | None = None
     extremes: tuple[Any, ...] = ()
+    observation_only: bool = False
 
     def validate(self, value: Any, game: str) -> Any:
         if self.choices is not None:
@@ -191,6 +195,19 @@ class Game(ABC):
     @property
     def non_default_options(self) -> dict[str, Any]:
         return {o.name: self.options[o.name] for o in self.options_spec if self.options[o.name] != o.default}
+
+    @property
+    def rule_options(self) -> dict[str, Any]:
+        """The non-default options that change the rules (``observation_only`` options left out): two
+        configurations with equal ``rule_options`` play the same game and may differ only in what their
+        observations show."""
+        return {o.name: self.options[o.name] for o in self.options_spec
+                if not o.observation_only and self.options[o.name] != o.default}
+
+    @classmethod
+    def observation_only_options(cls) -> frozenset[str]:
+        """The names of the options marked ``observation_only``."""
+        return frozenset(o.name for o in cls.options_spec if o.observation_only)
 
     @abstractmethod
     def _setup(self) -> None:

@@ -108,8 +108,14 @@ class HausDerSonneObserver(Observer):
     def declare(cls, game: HausDerSonneGame) -> ObservationSpec:
         return SPEC_DERIVED if game.options["derived_features"] else SPEC
 
+    def __init__(self, game: HausDerSonneGame) -> None:
+        super().__init__(game)
+        # this observer's configuration decides the layout (it may be shown a state of a game that differs
+        # only in observation options: a network trained with derived features playing the base game)
+        self.derived = bool(game.options["derived_features"])
+
     def observe(self, state: HausDerSonneState, player: int) -> np.ndarray:
-        if state.game.options["derived_features"]:
+        if self.derived:
             out = np.zeros(SIZE_DERIVED, dtype=np.float32)
             encode_observation(state, player, out[:SIZE])
             encode_derived(state, player, out)

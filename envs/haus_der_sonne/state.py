@@ -116,7 +116,7 @@ class HausDerSonneGame(Game):
         Option("lava_disc_without_chip", "forbidden", "A-41: tactical lava disc with no chip left in supply is "
                "forbidden, or allowed without effect", choices=("forbidden", "allowed")),
         Option("derived_features", False, "observation only: add the boat-relative view of the segments and the "
-               "landing segment's bays with their picking order (observation.DERIVED_BLOCKS)"),
+               "landing segment's bays with their picking order (observation.DERIVED_BLOCKS)", observation_only=True),
         Option("turn_limit", 1000, "safeguard, not a rule: the game is cut off (a truncation: no winner, "
                "rewards 0) after this many turns; 0 = no limit", bounds=(0, 100000)),
     )

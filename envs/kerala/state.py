@@ -108,7 +108,8 @@ class KeralaGame(Game):
                "fewer removed tiles, then more standing elephants)", choices=("shared", "removed_then_standing")),
         Option("derived_features", False,
                "observation only: add the derived features of rules §13.5 (areas kept by the §9 choice, area "
-               "sizes, provisional score parts); exact, but each observation of a changed platform then scores it"),
+               "sizes, provisional score parts); exact, but each observation of a changed platform then scores it",
+               observation_only=True),
     )
 
     def _setup(self) -> None:
