@@ -299,7 +299,6 @@ class DistillResult:
 
 def _initial(cfg: DistillConfig, game: Any) -> tuple[Any, dict[str, Any], dict[str, Any]]:
     """The network to fine-tune as a torch module, its config and the metadata it came with."""
-    from meeplezoo.agents.network import PolicyValueNet
     from meeplezoo.training.networks import BlockNet, BlockNetConfig, config_dict
 
     if cfg.init == "scratch":
@@ -308,9 +307,9 @@ def _initial(cfg: DistillConfig, game: Any) -> tuple[Any, dict[str, Any], dict[s
         torch.manual_seed(cfg.seed)
         bc = BlockNetConfig(flat_hidden=cfg.width, trunk_hidden=cfg.width)
         return (BlockNet(game.observation_spec, game.num_actions, game.num_players, bc), config_dict(bc), {})
-    from meeplezoo.training.exit import start_checkpoint
+    from meeplezoo.training.exit import load_start
 
-    start = PolicyValueNet.load(start_checkpoint(cfg.init, game, "distill"), game)
+    start = load_start(cfg.init, game, "distill")
     net = BlockNet(game.observation_spec, game.num_actions, game.num_players, BlockNetConfig(**start.config))
     net.load_arrays(start.params)
     return net, dict(start.config), dict(start.metadata)

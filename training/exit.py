@@ -85,6 +85,20 @@ def start_checkpoint(init: str, game: Any, who: str) -> str:
     return str(checkpoint_path(game.name, game.num_players))
 
 
+def load_start(init: str, game: Any, who: str) -> Any:
+    """The network a trainer fine-tunes (:func:`start_checkpoint`), refused with a clear error when it reads
+    another observation than ``game`` shows (it was trained with other observation-only options): a
+    trainer fits it on ``game``'s observations."""
+    from meeplezoo.agents.network import PolicyValueNet
+
+    path = start_checkpoint(init, game, who)
+    net = PolicyValueNet.load(path, game)
+    if net.needs_own_observation(game):
+        raise ValueError(f"{who}: {path} reads the observation of {net.game!r}, not that of {game!r}; "
+                         "train with the options it was trained with")
+    return net
+
+
 @dataclass(frozen=True)
 class ExItConfig:
     """Everything that defines an expert-iteration run (saved as ``config.json``)."""

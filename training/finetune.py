@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from meeplezoo.agents.network import PolicyValueNet, masked_softmax, seats_to_egocentric
-from meeplezoo.training.exit import _cpu_seconds, check_config_keys, start_checkpoint, tensorboard_writer
+from meeplezoo.training.exit import _cpu_seconds, check_config_keys, load_start, tensorboard_writer
 
 #: seed strides (updates, games, evaluations never share a seed)
 _UPDATE_STRIDE, _EVAL_OFFSET = 1_000_003, 9_999_991
@@ -285,7 +285,7 @@ class FinetuneTrainer:
 
         for spec in (*cfg.opponents, *cfg.eval_against):  # refused now (unknown agent or option), not mid-run
             make_agent(spec, self.game, num_players=self.game.num_players, seed=0)
-        start = PolicyValueNet.load(start_checkpoint(cfg.init, self.game, "finetune"), self.game)
+        start = load_start(cfg.init, self.game, "finetune")
         self.net_config = dict(start.config)
         self.start_meta = dict(start.metadata)
         self.dir.mkdir(parents=True, exist_ok=True)
