@@ -129,3 +129,49 @@ def test_the_cli_generates_continues_and_fits(tmp_path, capsys):
     assert json.loads((out / "generate.json").read_text())["teacher"] == "mcts:sims=4"
     assert main([*args[:7], "3", *args[8:], "--generate-only"]) == 0
     assert "3 chunks" in capsys.readouterr().out
+
+
+def test_dagger_the_behaviour_moves_and_the_teacher_labels(tmp_path, monkeypatch):
+    """With ``behaviour`` the teacher's seat is played by that agent; every sample is still the teacher's
+    visit distribution, now at the positions the behaviour reaches; the fit reads extra run directories."""
+    from meeplezoo.agents.mcts import MCTSAgent
+
+    searched: list[int] = []
+    original = MCTSAgent.search
+
+    def counting(self, state, *a, **kw):
+        searched.append(state.current_player)
+        return original(self, state, *a, **kw)
+
+    monkeypatch.setattr(MCTSAgent, "search", counting)
+    plain = _cfg()
+    dagger = _cfg(behaviour="random")
+    game = plain.make_game()
+    teacher = teacher_game(plain, 1, game)
+    student = teacher_game(dagger, 1, game)
+    # the teacher searched at every sample of both games, in its seat only
+    assert len(searched) == len(teacher["obs"]) + len(student["obs"]) and set(searched) == {1}
+    assert not (len(teacher["obs"]) == len(student["obs"]) and np.array_equal(teacher["obs"], student["obs"]))
+    pi = student["pi"].astype(np.float32)
+    assert np.all(pi[~student["mask"]] == 0) and np.allclose(pi.sum(axis=1), 1.0, atol=1e-2)
+    again = teacher_game(dagger, 1, game)  # seeded: the same game again
+    assert all(np.array_equal(student[k], again[k]) for k in ("obs", "mask", "pi"))
+    monkeypatch.setattr(MCTSAgent, "search", original)
+    # the behaviour is a generation setting: a directory of teacher games refuses it
+    generate(plain, tmp_path / "t", verbose=0)
+    with pytest.raises(ValueError, match=r"differs in \['behaviour'\]"):
+        generate(dagger, tmp_path / "t", verbose=0)
+    generate(dagger, tmp_path / "d", verbose=0)
+    own, _ = load_chunks(tmp_path / "d")
+    extra, _ = load_chunks(tmp_path / "t")
+    res = fit(DistillConfig(**{**dagger.to_json(), "extra_data": [str(tmp_path / "t")], "epochs": 1}),
+              tmp_path / "d", verbose=0)
+    held = sum(len(c["obs"]) for i, c in enumerate(own) if i % 2 == 1)
+    assert res.samples == sum(len(c["obs"]) for c in own + extra) - held
+    assert "--behaviour random" in res_command(res) and "--extra-data" in res_command(res)
+    with pytest.raises(ValueError, match="extra_data must be a list"):
+        _cfg(extra_data="runs/x")
+
+
+def res_command(res) -> str:
+    return PolicyValueNet.load(res.checkpoint).metadata["command"]

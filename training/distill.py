@@ -14,18 +14,26 @@ Two steps, both resumable from the run directory:
     choice is a sample: the observation (float16), the legal mask and the teacher's visit distribution.
     Games are written ``chunk`` at a time to ``RUN/chunk_NNNNN.npz`` (with the CPU seconds they took); a
     second call skips the chunks that exist, so generation continues where it stopped, on any number of
-    workers (process pool or Ray), and gives the same samples inline and on a pool.
+    workers (process pool or Ray), and gives the same samples inline and on a pool.  With ``behaviour``
+    (an agent spec, e.g. the network being distilled) that agent moves in the teacher's seat and the
+    teacher only labels the positions it reaches: DAgger (Ross et al., 2011), so the network learns the
+    teacher's moves in the positions its own play leads to, not only in the teacher's.
 ``fit``
     Fine-tunes a starting network (``init``: ``"pretrained"`` for the shipped one of the configuration,
     a checkpoint path, or ``"scratch"``) on the samples: cross-entropy to the visit distribution, illegal
     actions masked; the value head is left as it is.  Every ``holdout``-th chunk is held out to report
     how often the network's greedy move is the teacher's most visited one (``fit.csv``, one row per
-    epoch).  The result ``RUN/final.zip`` is an ordinary network checkpoint (``net:RUN/final.zip``,
+    epoch).  ``extra_data`` names more run directories whose chunks are fit too (DAgger's aggregated
+    data set: the teacher's games and each round of the student's).  The result ``RUN/final.zip`` is an
+    ordinary network checkpoint (``net:RUN/final.zip``,
     ``learned_strength.py --checkpoint``), its metadata naming the teacher, the samples and the CPU
     seconds spent (those of ``init`` included).
 
     meeplezoo train haus_der_sonne --algo distill --teacher mcts:sims=50 --games 1200 --out runs/distill/hds
     meeplezoo train haus_der_sonne --algo distill --games 2400 --out runs/distill/hds   # continue to more games
+    # DAgger: the distilled network plays, the teacher labels; fit on both data sets
+    meeplezoo train haus_der_sonne --algo distill --behaviour net:runs/distill/hds/final.zip \
+        --init runs/distill/hds/final.zip --extra-data runs/distill/hds --out runs/distill/hds_dagger1
 
 or from Python::
 
@@ -54,7 +62,7 @@ GAME_STRIDE = 1_000_003
 #: files of a run directory
 GENERATE_FILE, FIT_LOG, FINAL = "generate.json", "fit.csv", "final.zip"
 #: the generation settings a run directory is bound to (another value means other samples)
-GENERATION_KEYS = ("game", "players", "teacher", "seed", "chunk", "opponent", "options")
+GENERATION_KEYS = ("game", "players", "teacher", "seed", "chunk", "opponent", "options", "behaviour")
 #: what ``init`` may name besides a checkpoint path
 INIT_KINDS = ("pretrained", "scratch")
 #: agents that search (their visit counts are the targets); pretrained only with sims= or time=
@@ -87,6 +95,11 @@ class DistillConfig:
     holdout: int = 10
     #: hidden width of a network built from scratch (``init="scratch"``)
     width: int = 256
+    #: the agent spec that moves in the teacher's seat while the teacher labels ("" = the teacher: plain
+    #: distillation; a network: DAgger)
+    behaviour: str = ""
+    #: more run directories whose chunks the fit reads too (their own generation settings may differ)
+    extra_data: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for name in ("games", "chunk", "batch_size", "width"):
@@ -101,6 +114,11 @@ class DistillConfig:
             raise ValueError(f"distill: lr must be > 0, got {self.lr!r}")
         from meeplezoo.agents.registry import parse_spec
 
+        if not isinstance(self.behaviour, str):
+            raise ValueError(f"distill: behaviour must be an agent spec string, got {self.behaviour!r}")
+        if isinstance(self.extra_data, str) or not all(isinstance(d, str) for d in self.extra_data):
+            raise ValueError(f"distill: extra_data must be a list of run directories, got {self.extra_data!r}")
+        object.__setattr__(self, "extra_data", tuple(self.extra_data))
         if parse_spec(self.teacher)[0] not in TEACHERS:
             raise ValueError(f"distill: the teacher must be a search ({', '.join(TEACHERS)}), got {self.teacher!r}")
         if self.init not in INIT_KINDS and not os.path.isfile(self.init):
@@ -110,6 +128,7 @@ class DistillConfig:
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
         d["options"] = dict(self.options)
+        d["extra_data"] = list(self.extra_data)
         return d
 
     @classmethod
@@ -122,7 +141,8 @@ class DistillConfig:
     def generation(self) -> dict[str, Any]:
         """The settings the samples depend on (a run directory is bound to them)."""
         return {"game": self.game, "players": self.num_players, "teacher": self.teacher, "seed": self.seed,
-                "chunk": self.chunk, "opponent": self.opponent, "options": dict(self.options)}
+                "chunk": self.chunk, "opponent": self.opponent, "options": dict(self.options),
+                "behaviour": self.behaviour}
 
     def make_game(self) -> Any:
         from meeplezoo.registry import make_game
@@ -140,14 +160,17 @@ class DistillConfig:
                  f"--teacher {self.teacher}", f"--opponent {self.opponent}",
                  f"--games {self.games}", f"--chunk {self.chunk}", f"--init {self.init}",
                  f"--epochs {self.epochs}", f"--lr {self.lr}", f"--batch-size {self.batch_size}",
-                 f"--holdout {self.holdout}", f"--width {self.width}", f"--seed {self.seed}", f"--out {out}"]
+                 f"--holdout {self.holdout}", f"--width {self.width}", f"--seed {self.seed}",
+                 f"--behaviour {self.behaviour}" if self.behaviour else "",
+                 *(f"--extra-data {d}" for d in self.extra_data), f"--out {out}"]
         return " ".join(p for p in parts if p)
 
 
 # -- generation (numpy only) ----------------------------------------------------------------------------
 def teacher_game(cfg: DistillConfig, index: int, game: Any = None) -> dict[str, np.ndarray]:
     """Game ``index`` of the run: the teacher (in seat ``index % num_players``) against ``opponent``;
-    the teacher's samples (obs, mask, pi) and the final returns (``win`` mode, per seat)."""
+    the teacher's samples (obs, mask, pi) and the final returns (``win`` mode, per seat).  With
+    ``behaviour`` that agent makes the moves of the teacher's seat (seeded after the others)."""
     from meeplezoo.agents import make as make_agent
 
     game = cfg.make_game() if game is None else game
@@ -157,6 +180,7 @@ def teacher_game(cfg: DistillConfig, index: int, game: Any = None) -> dict[str, 
     agents = [make_agent(cfg.teacher if i == seat else cfg.opponent, game, num_players=n,
                          seed=int(rng.integers(2**31))) for i in range(n)]
     state = game.new_state(int(rng.integers(2**31)))
+    mover = make_agent(cfg.behaviour, game, num_players=n, seed=int(rng.integers(2**31))) if cfg.behaviour else None
     obs, masks, pis = [], [], []
     while not state.is_terminal():
         p = state.current_player
@@ -168,10 +192,11 @@ def teacher_game(cfg: DistillConfig, index: int, game: Any = None) -> dict[str, 
                 raise ValueError(f"distill: the teacher {cfg.teacher!r} does not search (pretrained needs sims= "
                                  f"or time=)")
             result = agents[p].search(state)
-            obs.append(state.observe(p).astype(np.float16))
+            ob = state.observe(p)
+            obs.append(ob.astype(np.float16))
             masks.append(np.array(mask, dtype=bool))
             pis.append(result.policy(1.0).astype(np.float16))
-            a = result.action
+            a = result.action if mover is None else int(mover.act(ob, mask, state=state))
         else:
             a = int(agents[p].act(state.observe(p), mask, state=state))
         state.apply(a)
@@ -214,6 +239,7 @@ def _bind(cfg: DistillConfig, run_dir: Path, write: bool = True) -> None:
         old = json.loads(path.read_text())
         old.setdefault("opponent", "heuristic")  # written before these were recorded: their defaults
         old.setdefault("options", {})
+        old.setdefault("behaviour", "")
         diff = sorted(k for k in GENERATION_KEYS if old.get(k) != want[k])
         if diff:
             raise ValueError(f"distill: {run_dir} holds samples of another setting (differs in {diff}: "
@@ -256,7 +282,7 @@ def generate(cfg: DistillConfig, run_dir: str | Path, *, workers: int = 1, backe
             if verbose:
                 for d in done:
                     print(f"chunk {d['chunk']}: {d['samples']} samples, {d['cpu_seconds']:.0f} CPU s, "
-                          f"teacher won {d['teacher_won']:.2f}", flush=True)
+                          f"teacher's seat won {d['teacher_won']:.2f}", flush=True)
     finally:
         if backend == "ray" and pool is not None:
             pool.shutdown()
@@ -328,11 +354,19 @@ def fit(cfg: DistillConfig, run_dir: str | Path, *, torch_threads: int = 1, verb
     game = cfg.make_game()
     _bind(cfg, run_dir, write=False)
     chunks, gen_cpu = load_chunks(run_dir, max_chunks)
+    held = [c for i, c in enumerate(chunks) if i % cfg.holdout == cfg.holdout - 1] or chunks[-1:]
+    train = [c for i, c in enumerate(chunks) if i % cfg.holdout != cfg.holdout - 1] or chunks
+    size = game.observation_shape[0]
+    for extra in cfg.extra_data:  # every chunk of another run is fit (its held-out ones included)
+        more, more_cpu = load_chunks(extra)
+        if more[0]["obs"].shape[1] != size:
+            raise ValueError(f"distill: {extra} holds observations of {more[0]['obs'].shape[1]} values, not "
+                             f"{size} ({game!r})")
+        train += more
+        gen_cpu += more_cpu
     c0 = time.process_time()
     net, net_config, start_meta = _initial(cfg, game)
     torch.manual_seed(cfg.seed)
-    held = [c for i, c in enumerate(chunks) if i % cfg.holdout == cfg.holdout - 1] or chunks[-1:]
-    train = [c for i, c in enumerate(chunks) if i % cfg.holdout != cfg.holdout - 1] or chunks
     cat = {k: np.concatenate([c[k] for c in train]) for k in ("obs", "mask", "pi")}
     val = {k: np.concatenate([c[k] for c in held]) for k in ("obs", "mask", "pi")}
 

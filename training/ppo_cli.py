@@ -126,6 +126,10 @@ def add_parser(subparsers: Any) -> None:
                          "checkpoint file, or (distill) scratch")
     di.add_argument("--holdout", type=int_arg(2), default=10, help="every N-th chunk is held out (default 10)")
     di.add_argument("--generate-only", action="store_true", help="generate the chunks, do not fit")
+    di.add_argument("--behaviour", default="", metavar="SPEC",
+                    help="DAgger: this agent (e.g. net:PATH) moves in the teacher's seat, the teacher only labels")
+    di.add_argument("--extra-data", action="append", default=[], metavar="DIR",
+                    help="another distill run directory whose chunks are fit too (repeatable)")
     ft = p.add_argument_group("fine-tuning (--algo finetune; it also reads --init, --opponents (default heuristic:1), "
                               "--workers, --lr, --epochs, --batch-size, --ent-coef, --value-weight, --reward-mode "
                               "(win, or score: the lead over the best opponent), --eval-every, --eval-games, "
@@ -263,7 +267,8 @@ def distill_config_from_args(args: argparse.Namespace) -> Any:
         extra["epochs"] = args.epochs
     return DistillConfig(game=game.name, num_players=game.num_players, options=dict(game.non_default_options),
                          teacher=args.teacher, opponent=args.opponent, games=args.games, chunk=args.chunk,
-                         seed=args.seed, init=args.init, holdout=args.holdout, **extra)
+                         seed=args.seed, init=args.init, holdout=args.holdout, behaviour=args.behaviour,
+                         extra_data=tuple(args.extra_data), **extra)
 
 
 def cmd_train_distill(args: argparse.Namespace) -> int:
