@@ -175,3 +175,25 @@ def test_dagger_the_behaviour_moves_and_the_teacher_labels(tmp_path, monkeypatch
 
 def res_command(res) -> str:
     return PolicyValueNet.load(res.checkpoint).metadata["command"]
+
+
+def test_a_distilled_network_ships_with_the_search_defaults_it_is_given(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from meeplezoo.agents.pretrained import search_defaults
+
+    cfg = _cfg(games=2, chunk=2, holdout=2, epochs=1)
+    generate(cfg, tmp_path / "run", verbose=0)
+    fit(cfg, tmp_path / "run", verbose=0)
+    script = Path(__file__).resolve().parent.parent / "scripts" / "ship_pretrained.py"
+    out = subprocess.run([sys.executable, str(script), str(tmp_path / "run"), "--folder", str(tmp_path / "pkg"),
+                          "--results", str(tmp_path / "res"), "--search", "leaf=rollout", "--search", "c=1.5"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    shipped = PolicyValueNet.load(tmp_path / "pkg" / "haus_der_sonne-2p.zip")
+    assert shipped.metadata["algorithm"] == "distill" and shipped.metadata["shipped_from"] == "final.zip"
+    assert search_defaults(shipped.metadata) == {"leaf": "rollout", "c": 1.5}
+    assert "--algo distill" in shipped.metadata["command"]
+    assert (tmp_path / "res" / "distill_haus_der_sonne-2p" / "fit.csv").exists()

@@ -70,7 +70,10 @@ def checkpoint_path(game: Any, num_players: int | None = None) -> Path:
 
 def search_defaults(metadata: dict[str, Any]) -> dict[str, Any]:
     """The search a network was trained with (its expert's leaf kind, rollouts, ``c``, ``fpu``), from the
-    ``exit_config`` in its metadata: the defaults of ``pretrained:time=...``."""
+    ``exit_config`` in its metadata, or the ``search_defaults`` recorded when it was shipped (a network
+    trained without a search of its own, by distillation): the defaults of ``pretrained:time=...``."""
+    if isinstance(metadata.get("search_defaults"), dict):
+        return dict(metadata["search_defaults"])
     cfg = metadata.get("exit_config") or {}
     out: dict[str, Any] = {k: cfg[k] for k in ("c", "fpu", "leaf") if k in cfg}
     out.update(cfg.get("search_options") or {})
