@@ -169,6 +169,15 @@ def test_dagger_the_behaviour_moves_and_the_teacher_labels(tmp_path, monkeypatch
     held = sum(len(c["obs"]) for i, c in enumerate(own) if i % 2 == 1)
     assert res.samples == sum(len(c["obs"]) for c in own + extra) - held
     assert "--behaviour random" in res_command(res) and "--extra-data" in res_command(res)
+    # a network fit again on data it was fit on already does not count that data's generation twice
+    first = PolicyValueNet.load(res.checkpoint).metadata
+    again = fit(DistillConfig(**{**dagger.to_json(), "extra_data": [str(tmp_path / "t")], "epochs": 1,
+                                 "init": str(res.checkpoint)}), tmp_path / "d", verbose=0)
+    second = PolicyValueNet.load(again.checkpoint).metadata
+    assert first["distill_generation_cpu_seconds"] > 0 and second["distill_generation_cpu_seconds"] == 0
+    assert second["training_cpu_seconds"] == pytest.approx(
+        first["training_cpu_seconds"] + second["distill_cpu_seconds"], abs=0.15)
+    assert len(second["distill_data_dirs"]) == 2
     with pytest.raises(ValueError, match="extra_data must be a list"):
         _cfg(extra_data="runs/x")
 

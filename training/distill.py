@@ -356,6 +356,13 @@ def fit(cfg: DistillConfig, run_dir: str | Path, *, torch_threads: int = 1, verb
     chunks, gen_cpu = load_chunks(run_dir, max_chunks)
     held = [c for i, c in enumerate(chunks) if i % cfg.holdout == cfg.holdout - 1] or chunks[-1:]
     train = [c for i, c in enumerate(chunks) if i % cfg.holdout != cfg.holdout - 1] or chunks
+    c0 = time.process_time()
+    net, net_config, start_meta = _initial(cfg, game)
+    # the generation CPU of a data set counts once: not again when the start network was fit on it already
+    counted = {os.path.realpath(d) for d in start_meta.get("distill_data_dirs") or []}
+    data_dirs = [os.path.realpath(run_dir)]
+    if data_dirs[0] in counted:
+        gen_cpu = 0.0
     size = game.observation_shape[0]
     for extra in cfg.extra_data:  # every chunk of another run is fit (its held-out ones included)
         more, more_cpu = load_chunks(extra)
@@ -363,9 +370,8 @@ def fit(cfg: DistillConfig, run_dir: str | Path, *, torch_threads: int = 1, verb
             raise ValueError(f"distill: {extra} holds observations of {more[0]['obs'].shape[1]} values, not "
                              f"{size} ({game!r})")
         train += more
-        gen_cpu += more_cpu
-    c0 = time.process_time()
-    net, net_config, start_meta = _initial(cfg, game)
+        data_dirs.append(os.path.realpath(extra))
+        gen_cpu += 0.0 if data_dirs[-1] in counted else more_cpu
     torch.manual_seed(cfg.seed)
     cat = {k: np.concatenate([c[k] for c in train]) for k in ("obs", "mask", "pi")}
     val = {k: np.concatenate([c[k] for c in held]) for k in ("obs", "mask", "pi")}
@@ -418,6 +424,8 @@ def fit(cfg: DistillConfig, run_dir: str | Path, *, torch_threads: int = 1, verb
                             training_cpu_seconds=round(prior_cpu + spent, 1),
                             distill_config=cfg.to_json(), distill_cpu_seconds=round(spent, 1),
                             distill_chunks=len(chunks), init_metadata=start_meta or None,
+                            distill_generation_cpu_seconds=round(gen_cpu, 1),
+                            distill_data_dirs=sorted(os.path.relpath(d) for d in counted | set(data_dirs)),
                             command=cfg.command(str(run_dir)))
     out = PolicyValueNet(game, net.arrays(), net_config, meta).save(run_dir / FINAL)
     result = DistillResult(run_dir, Path(out), int(n), before, rows[-1]["agreement"], float(rows[0]["held_out_loss"]),
