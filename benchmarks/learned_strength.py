@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
             path = paths.get((key, spec)) or _spec_path(spec, by_key[key])
             row["training_cpu_hours"] = training_cpu_hours(path) if path and os.path.isfile(path) else None
             rows.append(row)
-        tmp = args.json + ".tmp"
+        tmp = f"{args.json}.{os.getpid()}.tmp"  # processes sharing the files write their own
         with open(tmp, "w") as f:
             json.dump(rows, f, indent=1)
         os.replace(tmp, args.json)
