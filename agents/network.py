@@ -179,7 +179,7 @@ class PolicyValueNet:
         if bad:
             raise ValueError(f"network weight {bad[0]!r} holds NaN or infinite values")
         self.params = p
-        self._own_view: dict[int, bool] = {}  # id(game) -> states of that game are observed by self.game
+        self._seen: tuple[Any, bool] | None = None  # the last game asked about and the answer
         self.flat_index = np.concatenate([np.arange(self.structure[n][3].start, self.structure[n][3].stop)
                                           for n in self.flat]) if self.flat else np.zeros(0, dtype=np.intp)
 
@@ -272,14 +272,12 @@ class PolicyValueNet:
         """Whether states of ``game`` must be observed through this network's own game: they play the
         same rules but show another observation (``observation_only`` options differ, e.g. a network
         trained with ``derived_features`` playing the default game)."""
-        key = id(game)
-        own = self._own_view.get(key)
-        if own is None:
-            own = game is not self.game and dict(game.options) != dict(self.game.options)
-            if own and (game.name != self.game.name or game.num_players != self.game.num_players
-                        or dict(game.rule_options) != dict(self.game.rule_options)):
-                raise ValueError(f"this network plays {self.game!r}, not {game!r}")
-            self._own_view[key] = own
+        if self._seen is not None and self._seen[0] is game:
+            return self._seen[1]
+        if not self.game.same_rules(game):
+            raise ValueError(f"this network plays {self.game!r}, not {game!r}")
+        own = game != self.game
+        self._seen = (game, own)
         return own
 
     def observe(self, state: Any, player: int) -> np.ndarray:
@@ -318,9 +316,8 @@ class PolicyValueNet:
         if game is None or isinstance(game, str):
             game = _game_class(meta["game"])(num_players=meta["num_players"], **meta["options"])
         elif dict(game.non_default_options) != meta["options"]:
-            obs_only = game.observation_only_options()
-            trained = {k: v for k, v in meta["options"].items() if k not in obs_only}
-            if dict(game.rule_options) != trained:
+            trained = game.rule_options_of(meta["options"])
+            if game.rule_options != trained:
                 raise ValueError(f"{path} was trained with rule options {trained}, not {dict(game.rule_options)}")
             # the same rules, another observation: the network plays ``game``'s states through its own
             # observation (its game, built from its options; see PolicyValueNet.observe)

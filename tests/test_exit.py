@@ -380,7 +380,8 @@ def test_a_network_plays_games_that_differ_only_in_observation_options(tmp_path)
     derived = meeplezoo.make_game("haus_der_sonne", 2, derived_features=True)
     base = meeplezoo.make_game("haus_der_sonne", 2)
     assert derived.rule_options == base.rule_options == {}
-    assert "derived_features" in base.observation_only_options() and "variant" not in base.observation_only_options()
+    assert base.rule_options_of({"derived_features": True, "variant": "tactical"}) == {"variant": "tactical"}
+    assert base.same_rules(derived) and not base.same_rules(meeplezoo.make_game("haus_der_sonne", variant="tactical"))
     cfg = BlockNetConfig(**SMALL)
     t = BlockNet(derived.observation_spec, derived.num_actions, 2, cfg)
     path = PolicyValueNet(derived, t.arrays(), config_dict(cfg)).save(tmp_path / "derived.zip")

@@ -218,9 +218,7 @@ class ResolvedLeague:
             except (OSError, ImportError, KeyError, RuntimeError) as e:
                 raise ValueError(f"agent {rec.name!r} ({rec.spec}) cannot be built: {type(e).__name__}: {e}") from None
             built_for = getattr(agent, "game", None)
-            if isinstance(built_for, Game) and built_for != self.game and (
-                    built_for.name != self.game.name or built_for.num_players != self.game.num_players
-                    or built_for.rule_options != self.game.rule_options):  # observation options may differ
+            if isinstance(built_for, Game) and not built_for.same_rules(self.game):  # observations may differ
                 raise ValueError(f"agent {rec.name!r} ({rec.spec}) is for {built_for!r}, "
                                  f"but the league plays {self.game!r}")
 

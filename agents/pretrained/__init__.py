@@ -42,9 +42,8 @@ def available() -> list[dict[str, Any]]:
     out = []
     for path in sorted(FOLDER.glob("*.zip")):
         meta = read_network_metadata(path)
-        obs_only = game_class(meta["game"]).observation_only_options()
         out.append({"game": meta["game"], "num_players": meta["num_players"], "options": meta["options"],
-                    "rule_options": {k: v for k, v in meta["options"].items() if k not in obs_only},
+                    "rule_options": game_class(meta["game"]).rule_options_of(meta["options"]),
                     "path": path, "training": {k: meta[k] for k in ("algorithm", "iterations", "samples",
                                                                       "training_cpu_seconds", "seed", "command")
                                                if k in meta}})

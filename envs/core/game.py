@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -201,13 +201,21 @@ class Game(ABC):
         """The non-default options that change the rules (``observation_only`` options left out): two
         configurations with equal ``rule_options`` play the same game and may differ only in what their
         observations show."""
-        return {o.name: self.options[o.name] for o in self.options_spec
-                if not o.observation_only and self.options[o.name] != o.default}
+        return self.rule_options_of(self.non_default_options)
 
     @classmethod
-    def observation_only_options(cls) -> frozenset[str]:
-        """The names of the options marked ``observation_only``."""
-        return frozenset(o.name for o in cls.options_spec if o.observation_only)
+    def rule_options_of(cls, options: Mapping[str, Any]) -> dict[str, Any]:
+        """``options`` (e.g. a checkpoint's recorded non-default options) without the ``observation_only``
+        ones."""
+        obs_only = {o.name for o in cls.options_spec if o.observation_only}
+        return {k: v for k, v in options.items() if k not in obs_only}
+
+    def same_rules(self, other: Game) -> bool:
+        """Whether ``other`` plays the same game as this one: the same game, player count and
+        :attr:`rule_options` (their observations may differ)."""
+        return (self is other or self == other) or (
+            other.name == self.name and other.num_players == self.num_players
+            and other.rule_options == self.rule_options)
 
     @abstractmethod
     def _setup(self) -> None:

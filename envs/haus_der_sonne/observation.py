@@ -16,7 +16,8 @@ seen from the boat (row ``r`` is the segment the boat reaches by sailing ``r``, 
 and the segment it lands on share an index) and the two bays of the segment being handed out, with the
 picking order of both.  They repeat what the other blocks hold, gathered where the actions point: a
 network with one policy layer over a pooled trunk cannot easily compute "boat + v mod 6" and then look
-up that segment's cards.  Off by default (the shipped networks read the base layout).
+up that segment's cards.  Off by default; the shipped network reads this layout and plays the default game
+through its own observer (the option is ``observation_only``).
 """
 
 from __future__ import annotations
