@@ -7,10 +7,13 @@ professional) the agent ``net:CHECKPOINT`` (greedy, no search) and, with ``--sea
 key), by default the expert-iteration run directories ``runs/exit/{key}/best.zip``.  Configurations
 without a checkpoint are skipped with a note.
 
-Every finished game is one JSON line in ``--matches`` (read back to resume); the summary rows
+Every finished game is one JSON line in ``--matches`` (read back to resume), with the sha256 of the
+checkpoint it played and that checkpoint's training CPU hours (from its own metadata).  The summary rows
 (``game``, ``players``, ``agent``, ``opponent``, ``games``, ``wins``, ``win_rate``, ``ci_low``,
-``ci_high``, ``seconds_per_decision``, ``training_cpu_hours``, ...) are rewritten to ``--json`` after
-each game.  The training compute comes from the checkpoint's own metadata.
+``ci_high``, ``seconds_per_decision``, ``training_cpu_hours``, ``checkpoint_sha256``, ``superseded``,
+...) are rewritten to ``--json`` after each game: one row per agent spec *and checkpoint*, so games of a
+network that has since been replaced (a new ``pretrained`` file, a retrained ``runs/.../best.zip``) stay
+in the file as their own rows, marked ``superseded: true``, and are never counted with the new one's.
 
     .venv/bin/python benchmarks/learned_strength.py --games 200 --search
     .venv/bin/python benchmarks/learned_strength.py --checkpoint pretrained --games 200   # the shipped networks
@@ -30,6 +33,7 @@ import search_strength as S
 
 from meeplezoo.agents.network import read_network_metadata
 from meeplezoo.agents.pretrained import available
+from meeplezoo.training.league_storage import file_sha256
 
 TWO_PLAYER = [c for c in S.CONFIGS if c.players == 2]  # noqa: PLR2004
 DEFAULT_PATTERN = os.path.join("runs", "exit", "{key}", "best.zip")
@@ -77,6 +81,57 @@ def _spec_path(spec: str, cfg: S.Config) -> str | None:
     return None
 
 
+def summary_rows(matches: list[dict[str, Any]], configs: dict[str, S.Config],
+                 paths: dict[tuple[str, str], str] | None = None) -> list[dict[str, Any]]:
+    """The summary rows of ``matches``: one per (configuration, agent spec, opponent, checkpoint sha256).
+
+    A game played twice (same deal, seat and checkpoint: the same game) counts once.  A row whose spec names a
+    checkpoint (``paths``, else the spec's own path) that now has another hash is ``superseded``; its training
+    hours are those its games recorded, else (older files) the current checkpoint's when the hash matches.
+    """
+    paths = paths or {}
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    seen = set()
+    for m in matches:
+        sha = m.get("checkpoint_sha256")
+        key = (m["config"], m["agent"], m["opponent"], sha, m["deal"], m["seat"])
+        if key not in seen:
+            seen.add(key)
+            groups.setdefault(key[:4], []).append(m)
+    current: dict[str, str | None] = {}
+    rows = []
+    for (key, spec, opp, sha), mine in groups.items():
+        if key not in configs:
+            continue
+        row = S.summarise(configs[key], spec, opp, mine)
+        path = paths.get((key, spec)) or _spec_path(spec, configs[key])
+        if path and path not in current:
+            current[path] = file_sha256(path) if os.path.isfile(path) else None
+        now = current.get(path) if path else None
+        recorded = [m["training_cpu_hours"] for m in mine if m.get("training_cpu_hours") is not None]
+        if recorded:
+            row["training_cpu_hours"] = recorded[0]
+        else:
+            row["training_cpu_hours"] = training_cpu_hours(path) if now is not None and now == sha else None
+        row["checkpoint_sha256"] = sha
+        row["superseded"] = bool(sha and now and now != sha)
+        rows.append(row)
+    return rows
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    """The summary rows as text: one line per configuration, agent and checkpoint (superseded ones marked)."""
+    out = [f"{'config':<18} {'agent':<34} {'checkpoint':<10} {'games':>5} {'win rate':>8} {'95% CI':>15} {'s/dec':>6}"]
+    for r in rows:
+        ci = f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
+        sha = (r.get("checkpoint_sha256") or "-")[:8] + (" *" if r.get("superseded") else "")
+        out.append(f"{r['config']:<18} {r['agent'][:34]:<34} {sha:<10} {r['games']:>5} {r['win_rate']:>8.3f} "
+                   f"{ci:>15} {r['seconds_per_decision'] or 0:>6.3f}")
+    if any(r.get("superseded") for r in rows):
+        out.append("* superseded: the file the spec names has changed since these games")
+    return "\n".join(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--config", action="append", help="only this configuration key (repeatable); keys: "
@@ -122,7 +177,8 @@ def main(argv: list[str] | None = None) -> int:
             plans.append((cfg, f"netmcts:{path}:{args.search_spec}", path))
     deadline = None if args.minutes is None else time.time() + 60 * args.minutes
     matches = S.read_matches(args.matches)
-    done = {(m["config"], m["agent"], m["opponent"], m["deal"], m["seat"]) for m in matches}
+    done = {(m["config"], m["agent"], m["opponent"], m.get("checkpoint_sha256"), m["deal"], m["seat"])
+            for m in matches}
     if args.search and args.untrained:
         for cfg, spec, path in list(plans):
             if spec.startswith(("netmcts:", "pretrained:")):
@@ -141,31 +197,17 @@ def main(argv: list[str] | None = None) -> int:
         searching = spec.startswith("netmcts:") or (spec.startswith("pretrained:") and spec != "pretrained")
         return args.search_games if searching and args.search_games is not None else args.games
 
+    shas = {path: file_sha256(path) for _cfg, _spec, path in plans}
     todo = {(cfg.key, spec): [t for t in S.schedule(cfg, games_of(spec))
-                              if (cfg.key, spec, args.opponent, *t) not in done]
-            for cfg, spec, _path in plans}
+                              if (cfg.key, spec, args.opponent, shas[path], *t) not in done]
+            for cfg, spec, path in plans}
 
     paths = {(cfg.key, spec): path for cfg, spec, path in plans}
     by_key = {c.key: c for c in TWO_PLAYER}
 
     def summary() -> list[dict[str, Any]]:
-        # every (configuration, agent, opponent) in the matches file, also those another process plays
-        everything = S.read_matches(args.matches)
-        groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
-        seen = set()
-        for m in everything:  # a game two processes both played (same deal and seat: the same game) counts once
-            key = (m["config"], m["agent"], m["opponent"], m["deal"], m["seat"])
-            if key not in seen:
-                seen.add(key)
-                groups.setdefault(key[:3], []).append(m)
-        rows = []
-        for (key, spec, opp), mine in groups.items():
-            if key not in by_key:
-                continue
-            row = S.summarise(by_key[key], spec, opp, mine)
-            path = paths.get((key, spec)) or _spec_path(spec, by_key[key])
-            row["training_cpu_hours"] = training_cpu_hours(path) if path and os.path.isfile(path) else None
-            rows.append(row)
+        # every (configuration, agent, opponent, checkpoint) in the matches file, also those another process plays
+        rows = summary_rows(S.read_matches(args.matches), by_key, paths)
         tmp = f"{args.json}.{os.getpid()}.tmp"  # processes sharing the files write their own
         with open(tmp, "w") as f:
             json.dump(rows, f, indent=1)
@@ -173,22 +215,24 @@ def main(argv: list[str] | None = None) -> int:
         return rows
 
     while any(todo.values()):
-        for cfg, spec, _path in plans:
+        for cfg, spec, path in plans:
             key = (cfg.key, spec)
             batch, todo[key] = todo[key][:args.per_pass], todo[key][args.per_pass:]
             for deal, seat in batch:
                 if deadline is not None and time.time() > deadline:
                     print("time budget spent", flush=True)
-                    print(S.table(summary()))
+                    print(table(summary()))
                     return 0
                 m = S.play_one(cfg, spec, args.opponent, deal, seat, args.seed)
+                m["checkpoint_sha256"] = shas[path]
+                m["training_cpu_hours"] = training_cpu_hours(path)
                 with open(args.matches, "a") as f:
                     f.write(json.dumps(m) + "\n")
                 matches.append(m)
                 summary()
                 print(f"{cfg.key:<26} {spec[:40]:<40} deal {deal:>3} seat {seat}: win {m['win']:.2f}", flush=True)
     if plans:
-        print(S.table(summary()))
+        print(table(summary()))
     return 0
 
 

@@ -1,0 +1,43 @@
+"""The strength benchmark's bookkeeping: games are kept apart by the checkpoint they played.
+
+``benchmarks/learned_strength.py`` records the sha256 of the checkpoint behind every game; a spec whose file
+is later replaced (a new shipped network) gets new rows, and the old network's games stay as rows marked
+``superseded`` instead of being counted with the new one's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from pathlib import Path
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))
+
+import learned_strength as L  # noqa: E402
+
+
+def _match(path: str, sha: str, deal: int, seat: int, win: float, hours: float | None) -> dict:
+    return {"config": "asara-2", "game": "asara", "players": 2, "rules": {}, "agent": f"net:{path}",
+            "opponent": "heuristic", "deal": deal, "seed": deal, "seat": seat, "win": win, "scores": [10.0, 5.0],
+            "placements": [0, 1], "decisions": 10, "seconds": 1.0, "simulations": 0, "wall_s": 1.0,
+            "run": "t", "checkpoint_sha256": sha, "training_cpu_hours": hours}
+
+
+def test_rows_are_split_by_checkpoint_and_the_replaced_one_is_superseded(tmp_path):
+    ckpt = tmp_path / "best.zip"
+    old, new = b"old network", b"new network"
+    sha_old, sha_new = hashlib.sha256(old).hexdigest(), hashlib.sha256(new).hexdigest()
+    ckpt.write_bytes(new)
+    matches = [_match(str(ckpt), sha_old, d, s, 1.0, 0.5) for d in range(3) for s in (0, 1)]
+    matches.append(_match(str(ckpt), sha_old, 0, 0, 1.0, 0.5))  # the same game played twice counts once
+    matches += [_match(str(ckpt), sha_new, d, s, float(s == 0), 1.25) for d in range(2) for s in (0, 1)]
+    configs = {c.key: c for c in L.TWO_PLAYER}
+    rows = {r["checkpoint_sha256"]: r for r in L.summary_rows(matches, configs)}
+    assert set(rows) == {sha_old, sha_new}
+    assert (rows[sha_old]["games"], rows[sha_old]["wins"], rows[sha_old]["superseded"]) == (6, 6.0, True)
+    assert (rows[sha_new]["games"], rows[sha_new]["wins"], rows[sha_new]["superseded"]) == (4, 2.0, False)
+    # each row keeps the training hours its own games recorded
+    assert (rows[sha_old]["training_cpu_hours"], rows[sha_new]["training_cpu_hours"]) == (0.5, 1.25)
+    text = L.table(list(rows.values()))
+    assert sha_old[:8] + " *" in text and sha_new[:8] + " *" not in text and "superseded" in text
