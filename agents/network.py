@@ -155,6 +155,9 @@ class PolicyValueNet:
 
     def __init__(self, game: Any, arrays: Mapping[str, np.ndarray], config: Mapping[str, int],
                  metadata: Mapping[str, Any] | None = None, *, heads: bool = True) -> None:
+        from meeplezoo.threads import limit_blas_threads
+
+        limit_blas_threads()  # single-position inference: one BLAS thread unless the user says otherwise
         self.game = game
         self.heads = heads
         self.config = full_config(config)
