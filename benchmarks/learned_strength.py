@@ -18,6 +18,9 @@ in the file as their own rows, marked ``superseded: true``, and are never counte
     .venv/bin/python benchmarks/learned_strength.py --games 200 --search
     .venv/bin/python benchmarks/learned_strength.py --checkpoint pretrained --games 200   # the shipped networks
     .venv/bin/python benchmarks/learned_strength.py --config haus_der_sonne-2 --checkpoint runs/hds/best.zip
+    # two processes sharing the games (and the files) of one configuration
+    .venv/bin/python benchmarks/learned_strength.py --config asara-2 --checkpoint pretrained --shard 0/2 &
+    .venv/bin/python benchmarks/learned_strength.py --config asara-2 --checkpoint pretrained --shard 1/2
 """
 
 from __future__ import annotations
@@ -150,7 +153,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--matches", default=os.path.join(S.RESULTS, "learned_strength_matches.jsonl"))
     p.add_argument("--json", default=os.path.join(S.RESULTS, "learned_strength.json"))
     p.add_argument("--minutes", type=float, default=None, help="stop starting games after this long")
+    p.add_argument("--shard", default="0/1", metavar="K/N",
+                   help="play only every N-th game from the K-th (0-based): N processes with K = 0..N-1 share "
+                        "the games and the files, each game played once")
     args = p.parse_args(argv)
+    try:
+        shard, shards = (int(x) for x in args.shard.split("/"))
+        if not 0 <= shard < shards:
+            raise ValueError
+    except ValueError:
+        p.error(f"--shard {args.shard!r}: expected K/N with 0 <= K < N, e.g. 1/2")
     configs = [c for c in TWO_PLAYER if not args.config or c.key in args.config]
     unknown = set(args.config or []) - {c.key for c in configs}
     if unknown:
@@ -198,8 +210,8 @@ def main(argv: list[str] | None = None) -> int:
         return args.search_games if searching and args.search_games is not None else args.games
 
     shas = {path: file_sha256(path) for _cfg, _spec, path in plans}
-    todo = {(cfg.key, spec): [t for t in S.schedule(cfg, games_of(spec))
-                              if (cfg.key, spec, args.opponent, shas[path], *t) not in done]
+    todo = {(cfg.key, spec): [t for i, t in enumerate(S.schedule(cfg, games_of(spec)))
+                              if i % shards == shard and (cfg.key, spec, args.opponent, shas[path], *t) not in done]
             for cfg, spec, path in plans}
 
     paths = {(cfg.key, spec): path for cfg, spec, path in plans}

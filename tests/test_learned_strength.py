@@ -8,6 +8,7 @@ is later replaced (a new shipped network) gets new rows, and the old network's g
 from __future__ import annotations
 
 import hashlib
+import json
 import sys
 from pathlib import Path
 
@@ -41,3 +42,22 @@ def test_rows_are_split_by_checkpoint_and_the_replaced_one_is_superseded(tmp_pat
     assert (rows[sha_old]["training_cpu_hours"], rows[sha_new]["training_cpu_hours"]) == (0.5, 1.25)
     text = L.table(list(rows.values()))
     assert sha_old[:8] + " *" in text and sha_new[:8] + " *" not in text and "superseded" in text
+
+
+def test_shards_share_the_games_and_record_the_checkpoint(tmp_path):
+    from meeplezoo.agents.pretrained import checkpoint_path
+    from meeplezoo.training.league_storage import file_sha256
+
+    matches, out = tmp_path / "m.jsonl", tmp_path / "s.json"
+    common = ["--config", "asara-2", "--checkpoint", "pretrained", "--games", "4", "--matches", str(matches),
+              "--json", str(out)]
+    for k in (0, 1):
+        assert L.main([*common, "--shard", f"{k}/2"]) == 0
+    played = [json.loads(line) for line in matches.read_text().splitlines()]
+    assert sorted((m["deal"], m["seat"]) for m in played) == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    sha = file_sha256(str(checkpoint_path("asara", 2)))
+    assert {m["checkpoint_sha256"] for m in played} == {sha}
+    (row,) = json.loads(out.read_text())
+    assert (row["games"], row["checkpoint_sha256"], row["superseded"]) == (4, sha, False)
+    assert L.main([*common, "--shard", "0/2"]) == 0  # nothing left to play: no game twice
+    assert len(matches.read_text().splitlines()) == 4  # noqa: PLR2004
