@@ -5,7 +5,8 @@ Layers, lowest first:
 0. ``meeplezoo.envs.core``: the engine protocol and the generic adapters; knows no game, no agent, no name;
 1. the games: ``meeplezoo.envs.<game>`` and its entry module ``meeplezoo.envs.<game>_v<N>``, each importing
    only ``envs.core`` and itself (never another game);
-2. ``meeplezoo.registry`` (game discovery and by-name construction) and ``meeplezoo._version``;
+2. ``meeplezoo.registry`` (game discovery and by-name construction), ``meeplezoo._version`` and
+   ``meeplezoo.threads`` (the process's BLAS threads for network inference; imports nothing of the package);
 3. ``meeplezoo.agents``;
 4. ``meeplezoo.training`` (its ``*_cli`` front-ends belong to the application layer);
 5. the application: ``meeplezoo`` itself (``__init__`` wires the by-name resolvers), the CLI, bench,
@@ -88,7 +89,7 @@ def unit(name: str) -> tuple[int, str]:
         return 1, "envs"
     if name.startswith("meeplezoo.envs."):
         return 1, f"game:{name.split('.')[2]}"
-    if name in ("meeplezoo.registry", "meeplezoo._version"):
+    if name in ("meeplezoo.registry", "meeplezoo._version", "meeplezoo.threads"):
         return 2, "registry"
     if name == "meeplezoo.agents" or name.startswith("meeplezoo.agents."):
         return 3, "agents"
