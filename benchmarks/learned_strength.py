@@ -85,7 +85,8 @@ def _spec_path(spec: str, cfg: S.Config) -> str | None:
 
 
 def summary_rows(matches: list[dict[str, Any]], configs: dict[str, S.Config],
-                 paths: dict[tuple[str, str], str] | None = None) -> list[dict[str, Any]]:
+                 paths: dict[tuple[str, str], str] | None = None,
+                 hashes: dict[str, str] | None = None) -> list[dict[str, Any]]:
     """The summary rows of ``matches``: one per (configuration, agent spec, opponent, checkpoint sha256).
 
     A game played twice (same deal, seat and checkpoint: the same game) counts once.  A row whose spec names a
@@ -101,7 +102,7 @@ def summary_rows(matches: list[dict[str, Any]], configs: dict[str, S.Config],
         if key not in seen:
             seen.add(key)
             groups.setdefault(key[:4], []).append(m)
-    current: dict[str, str | None] = {}
+    current: dict[str, str | None] = dict(hashes or {})  # path -> its sha256 now (``hashes``: already known)
     rows = []
     for (key, spec, opp, sha), mine in groups.items():
         if key not in configs:
@@ -210,6 +211,7 @@ def main(argv: list[str] | None = None) -> int:
         return args.search_games if searching and args.search_games is not None else args.games
 
     shas = {path: file_sha256(path) for _cfg, _spec, path in plans}
+    hours = {path: training_cpu_hours(path) for path in shas}
     todo = {(cfg.key, spec): [t for i, t in enumerate(S.schedule(cfg, games_of(spec)))
                               if i % shards == shard and (cfg.key, spec, args.opponent, shas[path], *t) not in done]
             for cfg, spec, path in plans}
@@ -219,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def summary() -> list[dict[str, Any]]:
         # every (configuration, agent, opponent, checkpoint) in the matches file, also those another process plays
-        rows = summary_rows(S.read_matches(args.matches), by_key, paths)
+        rows = summary_rows(S.read_matches(args.matches), by_key, paths, shas)
         tmp = f"{args.json}.{os.getpid()}.tmp"  # processes sharing the files write their own
         with open(tmp, "w") as f:
             json.dump(rows, f, indent=1)
@@ -237,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
                     return 0
                 m = S.play_one(cfg, spec, args.opponent, deal, seat, args.seed)
                 m["checkpoint_sha256"] = shas[path]
-                m["training_cpu_hours"] = training_cpu_hours(path)
+                m["training_cpu_hours"] = hours[path]
                 with open(args.matches, "a") as f:
                     f.write(json.dumps(m) + "\n")
                 matches.append(m)
