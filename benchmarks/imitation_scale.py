@@ -11,6 +11,8 @@ alone, greedy, against the heuristic (``--eval-games``, seats rotated).  One row
 
     .venv/bin/python benchmarks/imitation_scale.py --game haus_der_sonne --games 4000 --width 512 --epochs 8
     .venv/bin/python benchmarks/imitation_scale.py --game haus_der_sonne --option derived_features=true
+    .venv/bin/python benchmarks/imitation_scale.py --game kerala --games 1200 --width 192 --channels 16 \
+        --conv-layers 1 --board-channels 2 --option derived_features=true --option elephant_view=true
 """
 
 from __future__ import annotations
@@ -68,6 +70,10 @@ def main() -> None:
     p.add_argument("--games", type=int, default=4000)
     p.add_argument("--width", type=int, default=512)
     p.add_argument("--trunk-layers", type=int, default=1)
+    p.add_argument("--channels", type=int, default=BlockNetConfig.channels, help="channels of the board convolutions")
+    p.add_argument("--conv-layers", type=int, default=BlockNetConfig.conv_layers)
+    p.add_argument("--board-channels", type=int, default=BlockNetConfig.board_channels,
+                   help="0: boards averaged over their cells; N: N channels kept per cell")
     p.add_argument("--epochs", type=int, default=8)
     p.add_argument("--eval-games", type=int, default=300)
     p.add_argument("--seed", type=int, default=0)
@@ -96,7 +102,8 @@ def main() -> None:
     train = {k: v[:cut] for k, v in data.items()}
     held = {k: v[cut:] for k, v in data.items()}
     torch.manual_seed(args.seed)
-    bc = BlockNetConfig(flat_hidden=args.width, trunk_hidden=args.width, trunk_layers=args.trunk_layers)
+    bc = BlockNetConfig(flat_hidden=args.width, trunk_hidden=args.width, trunk_layers=args.trunk_layers,
+                        channels=args.channels, conv_layers=args.conv_layers, board_channels=args.board_channels)
     net = BlockNet(game.observation_spec, game.num_actions, game.num_players, bc)
     opt = torch.optim.AdamW(net.parameters(), lr=1e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, args.epochs)
@@ -133,7 +140,8 @@ def main() -> None:
     res = evaluate(NetworkAgent(pv), game, ["heuristic"], args.eval_games, seed=11)["heuristic"]
     row = {"game": args.game, "players": game.num_players, "options": options, "imitation_games": args.games,
            "decisions": n,
-           "width": args.width, "trunk_layers": args.trunk_layers, "parameters": pv.num_parameters,
+           "width": args.width, "trunk_layers": args.trunk_layers, "channels": args.channels,
+           "conv_layers": args.conv_layers, "board_channels": args.board_channels, "parameters": pv.num_parameters,
            "epochs": args.epochs, "held_out_agreement_by_epoch": curve, **regret,
            "opponent": "heuristic", "games": res.games, "win_rate": res.win_rate, "ci_low": res.interval[0],
            "ci_high": res.interval[1], "cpu_seconds": round(time.process_time() - c0, 1)}

@@ -15,6 +15,7 @@ CONFIGS = (
     ("haus_der_sonne", {"derived_features": True}),
     ("kerala", {}),
     ("kerala", {"derived_features": True}),
+    ("kerala", {"derived_features": True, "elephant_view": True}),
     ("hawaii", {}),
     ("asara", {}),
 )

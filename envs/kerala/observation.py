@@ -39,6 +39,13 @@ Blocks (``N`` players, ``G = S*S`` window cells, ``CP`` planes per platform:
 ====  =========================================================================
 
 ``pending_cell`` (G): the stack chosen as move-tile source (or just moved).
+``elephant_view`` (only with the game option ``elephant_view=True``; ``2 x CP x 5 x 5``, after
+``globals``): the observer's own platform seen from each of its elephants (elephant 0 on the
+smaller cell, as the actions number them): every plane, the legal plane included, of the 5x5
+cells centred on the elephant, row offsets -2..2 then column offsets -2..2 (north and west
+first), zero outside the window.  A pick action names its cell as (elephant, direction); in this
+block that cell and its neighbours lie at fixed places, so a dense layer reads what a placement
+would touch without having to find the elephant on the 21x21 board first.
 ``player_i`` (9 each, 19 with derived features): own colour one-hot (5),
 passes used / 2, standing elephants / 2, positions / 41, tiles / 41; derived:
 areas per colour / 5 (5), provisional score parts (symbols / 60, edges / 10,
@@ -106,6 +113,8 @@ AREA_TILES_FULL = 10
 #: positions or tiles on a platform where the player features saturate (they hold count / 41, at most 1)
 PLATFORM_COUNT_FULL = 41
 MAX_DIRTY = 8  # more changed cells than this since the cached planes: rebuild them instead of patching
+VIEW_RADIUS = 2  # the elephant view: the (2r+1)^2 cells centred on an elephant
+VIEW_SIDE = 2 * VIEW_RADIUS + 1
 
 
 
@@ -150,6 +159,10 @@ class KeralaObserver(Observer):
         spec.add("colours_in_play", C.NUM_COLOURS, "colours that belong to a player")
         spec.add("globals", GLOBAL_FEATURES, "bag / 100, round / rounds, start seat (5), my place in the turn "
                  "order (5), acting seat (5), phase (5), player count (4); seats relative to the observer")
+        if game.options["elephant_view"]:
+            spec.add("elephant_view", (2, planes, VIEW_SIDE, VIEW_SIDE),
+                     "the observer's platform around each of its elephants (elephant 0 on the smaller cell): "
+                     "every plane of the 5x5 cells centred on it, north-west first, zero outside the window")
         spec.stack("platforms", [f"platform_{i}" for i in range(n)],
                    "per seat, observer first: planes 0-4 top colour, 5 occupied, 6 symbols / 3, 7-10 coloured edge "
                    "N/E/S/W, 11-15 second colour, 16 action tile, 17 height / 8, 18 elephant, 19 own colour, 20 "
@@ -183,6 +196,7 @@ class KeralaObserver(Observer):
         self.zeros_pending = np.zeros(game.num_cells, dtype=np.float32)
         self.zeros_globals = np.zeros(GLOBAL_FEATURES, dtype=np.float32)
         self.zeros_offer = np.zeros(5 * OFFER_FEATURES, dtype=np.float32)
+        self.view = self._view_tables(game) if game.options["elephant_view"] else None
         g_cells = game.num_cells
         # per window cell: flat indices inside a platform block of its planes 0-19, and of every
         # plane an emptied cell clears (0-19, and the derived 21-22)
@@ -200,6 +214,29 @@ class KeralaObserver(Observer):
         self._block: list[Any] = [None] * n  # (platform token, seat token, flat planes, features)
         self._base: list[Any] = [None] * n  # (platform token, planes, score, elephants): what to patch
         self._common: tuple[Any, np.ndarray] | None = None  # (unseen token, unseen + colours in play)
+
+    def _view_tables(self, game: KeralaGame) -> tuple[int, np.ndarray, list[np.ndarray], list[np.ndarray]]:
+        """Per window cell as the centre: where the elephant view's entries come from (flat indices of
+        the observer's platform block, which opens the observation) and where they go inside one
+        elephant's part of the view; cells outside the window are left out (they stay zero)."""
+        side, g_cells, planes = game.side, game.num_cells, self.planes
+        per = VIEW_SIDE * VIEW_SIDE
+        src: list[np.ndarray] = []
+        dst: list[np.ndarray] = []
+        for centre in range(g_cells):
+            r0, c0 = divmod(centre, side)
+            s_cells, d_cells = [], []
+            for k in range(per):
+                dr, dc = divmod(k, VIEW_SIDE)
+                r, c = r0 + dr - VIEW_RADIUS, c0 + dc - VIEW_RADIUS
+                if 0 <= r < side and 0 <= c < side:
+                    s_cells.append(r * side + c)
+                    d_cells.append(k)
+            sc, dc_ = np.asarray(s_cells, dtype=np.intp), np.asarray(d_cells, dtype=np.intp)
+            src.append((np.arange(planes, dtype=np.intp)[:, None] * g_cells + sc).reshape(-1))
+            dst.append((np.arange(planes, dtype=np.intp)[:, None] * per + dc_).reshape(-1))
+        zeros = np.zeros(2 * planes * per, dtype=np.float32)
+        return game.observation_layout["elephant_view"].start, zeros, src, dst
 
     def _code_features(self) -> np.ndarray:
         """Planes 0-16 of a cell as a function of its top tile code."""
@@ -383,6 +420,9 @@ class KeralaObserver(Observer):
         parts.append(self.zeros_offer)
         parts.append(self.common_block(state))
         parts.append(self.zeros_globals)
+        view = self.view
+        if view is not None:
+            parts.append(view[1])
         out = np.concatenate(parts)
         acting = state.current_player
         if acting == player:
@@ -407,4 +447,11 @@ class KeralaObserver(Observer):
         out[gb + G_BAG] = Q.bag_size(state) / 100.0
         r = state.rounds_played / g.total_rounds
         out[gb + G_ROUND] = r if r < 1.0 else 1.0
+        if view is not None:  # the observer's platform opens ``out``, its legal plane already set
+            start, _zeros, src, dst = view
+            p2c = g.pad_to_cell
+            e0, e1 = Q.elephant_cells(state, player)
+            c0, c1 = p2c[e0], p2c[e1]
+            out[start + dst[c0]] = out[src[c0]]
+            out[start + self.planes * VIEW_SIDE * VIEW_SIDE + dst[c1]] = out[src[c1]]
         return out

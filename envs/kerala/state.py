@@ -110,6 +110,10 @@ class KeralaGame(Game):
                "observation only: add the derived features of rules §13.5 (areas kept by the §9 choice, area "
                "sizes, provisional score parts); exact, but each observation of a changed platform then scores it",
                observation_only=True),
+        Option("elephant_view", False,
+               "observation only: add the observer's own platform seen from each of its two elephants (every "
+               "plane of the 5x5 cells around it, block `elephant_view`): where a pick action places its tile",
+               observation_only=True),
     )
 
     def _setup(self) -> None:

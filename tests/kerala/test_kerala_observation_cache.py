@@ -109,6 +109,15 @@ def reference_observation(state: KeralaState, player: int) -> np.ndarray:
         gl[12 + (state.current_player - player) % n] = 1.0
         gl[17 + state.phase] = 1.0
     gl[22 + n - 2] = 1.0
+    if g.options["elephant_view"]:
+        own = out[lay["platform_0"]].reshape(planes_per_platform, g.side, g.side)
+        view = out[lay["elephant_view"]].reshape(2, planes_per_platform, 5, 5)
+        for e, cell in enumerate(state.elephants[player]):
+            r0, c0 = divmod(g.pad_to_cell[cell], g.side)
+            for dr in range(-2, 3):
+                for dc in range(-2, 3):
+                    if 0 <= r0 + dr < g.side and 0 <= c0 + dc < g.side:
+                        view[e, :, dr + 2, dc + 2] = own[:, r0 + dr, c0 + dc]
     return out
 
 
@@ -117,6 +126,8 @@ CONFIGS = [(2, {}), (3, {"own_colour_areas": 1}), (4, {"edge_bonus_layers": "any
            (3, {"keep_choice": "greedy", "hole_definition": "four_sided_cell"})]
 # the derived features under every scoring variant (the default layout has none to vary)
 CONFIGS += [(n, {**options, "derived_features": True}) for n, options in CONFIGS]
+# the elephant view in both layouts
+CONFIGS += [(2, {"elephant_view": True}), (3, {"derived_features": True, "elephant_view": True})]
 
 
 @pytest.mark.parametrize("n,options", CONFIGS)
@@ -258,3 +269,34 @@ def test_observation_json_round_trip_mid_turn():
             legal = s.legal_actions()
             s.apply(legal[rng.integers(len(legal))])
     assert found > 5
+
+
+def test_elephant_view_hand_made_position(kit):
+    """A hand-made position on a radius-3 window: tiles at (0,0) (start) to (0,3) and (1,3),
+    elephant 0 on (0,1) (the smaller cell), elephant 1 on (0,3) at the window's east edge.  The view
+    centres each elephant, shows its neighbours at fixed offsets (row, then column, -2..2), is zero
+    beyond the window, and leaves the rest of the observation as it is without the option."""
+    game = kit.Game(2, elephant_view=True, board_radius=3)
+    plain = kit.Game(2, board_radius=3)
+    take = kit.picker(game)
+    plat = {(0, 0): [100], (0, 1): [take("purple", "sym1")], (0, 2): [take("green", "sym1")],
+            (0, 3): [take("purple", "sym2")], (1, 3): [take("red", "sym1")]}
+    offer = [take("blue", "sym1"), take("black", "sym1")]
+    states = [kit.State.from_position(g, platforms=[plat, None], elephants=[[(0, 3), (0, 1)], None], offer=offer)
+              for g in (game, plain)]
+    o = states[0].observe(0)
+    lay = game.observation_layout
+    np.testing.assert_array_equal(o[:lay["elephant_view"].start], states[1].observe(0))
+    np.testing.assert_array_equal(o, reference_observation(states[0], 0))
+    view = o[lay["elephant_view"]].reshape(2, 21, 5, 5)
+    empty = [0, 0, 0, 0, 0]
+    np.testing.assert_array_equal(view[0, 5], [empty, empty, [0, 1, 1, 1, 1], [0, 0, 0, 0, 1], empty])
+    np.testing.assert_array_equal(view[1, 5], [empty, empty, [1, 1, 1, 0, 0], [0, 0, 1, 0, 0], empty])
+    assert view[0, 18, 2, 2] == view[0, 18, 2, 4] == view[1, 18, 2, 0] == view[1, 18, 2, 2] == 1.0
+    # the tile colours at fixed places: green east of elephant 0, purple under it, and west of it
+    # the start tile of player 0's own colour (blue)
+    assert view[0, 2, 2, 3] == view[0, 3, 2, 2] == view[0, 0, 2, 1] == view[0, 19, 2, 1] == 1.0
+    assert view[0, 19, 2, 2] == 0.0
+    # placement targets (legal plane): north and south of elephant 0
+    assert view[0, 20, 1, 2] == view[0, 20, 3, 2] == 1.0
+    assert view[1, :, :, 3:].sum() == 0.0  # east of the window's edge: nothing
