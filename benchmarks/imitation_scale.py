@@ -42,7 +42,11 @@ def regret_by_phase(net, game, games: int = 40) -> dict[str, object]:
             mask = st.legal_mask()
             legal = [int(a) for a in np.flatnonzero(mask)]
             if len(legal) > 1:
-                sc = np.asarray(h.action_scores(st, legal), dtype=float)
+                scores = h.action_scores(st, legal)
+                if scores is None:  # a decision the heuristic takes without scoring every action
+                    st.apply(h.act(st.observe(st.current_player), mask, state=st))
+                    continue
+                sc = np.asarray(scores, dtype=float)
                 logits, _ = net.forward(st.observe(st.current_player))
                 mine = legal[int(np.argmax(logits[0][legal]))]
                 r = float(sc.max() - sc[legal.index(mine)])
