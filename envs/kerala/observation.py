@@ -215,14 +215,17 @@ class KeralaObserver(Observer):
         self._base: list[Any] = [None] * n  # (platform token, planes, score, elephants): what to patch
         self._common: tuple[Any, np.ndarray] | None = None  # (unseen token, unseen + colours in play)
 
-    def _view_tables(self, game: KeralaGame) -> tuple[int, np.ndarray, list[np.ndarray], list[np.ndarray]]:
-        """Per window cell as the centre: where the elephant view's entries come from (flat indices of
-        the observer's platform block, which opens the observation) and where they go inside one
-        elephant's part of the view; cells outside the window are left out (they stay zero)."""
+    def _view_tables(self, game: KeralaGame) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
+        """The zeros that open the elephant view, and per window cell as the centre: where its entries come
+        from (flat indices of the observer's platform block, which opens the observation) and where they
+        go in the observation for elephant 0 and for elephant 1; cells outside the window are left out
+        (they stay zero)."""
         side, g_cells, planes = game.side, game.num_cells, self.planes
         per = VIEW_SIDE * VIEW_SIDE
+        start = game.observation_layout["elephant_view"].start
         src: list[np.ndarray] = []
-        dst: list[np.ndarray] = []
+        dst0: list[np.ndarray] = []
+        dst1: list[np.ndarray] = []
         for centre in range(g_cells):
             r0, c0 = divmod(centre, side)
             s_cells, d_cells = [], []
@@ -234,9 +237,10 @@ class KeralaObserver(Observer):
                     d_cells.append(k)
             sc, dc_ = np.asarray(s_cells, dtype=np.intp), np.asarray(d_cells, dtype=np.intp)
             src.append((np.arange(planes, dtype=np.intp)[:, None] * g_cells + sc).reshape(-1))
-            dst.append((np.arange(planes, dtype=np.intp)[:, None] * per + dc_).reshape(-1))
-        zeros = np.zeros(2 * planes * per, dtype=np.float32)
-        return game.observation_layout["elephant_view"].start, zeros, src, dst
+            dst = (np.arange(planes, dtype=np.intp)[:, None] * per + dc_).reshape(-1) + start
+            dst0.append(dst)
+            dst1.append(dst + planes * per)
+        return np.zeros(2 * planes * per, dtype=np.float32), src, dst0, dst1
 
     def _code_features(self) -> np.ndarray:
         """Planes 0-16 of a cell as a function of its top tile code."""
@@ -422,7 +426,7 @@ class KeralaObserver(Observer):
         parts.append(self.zeros_globals)
         view = self.view
         if view is not None:
-            parts.append(view[1])
+            parts.append(view[0])
         out = np.concatenate(parts)
         acting = state.current_player
         if acting == player:
@@ -448,10 +452,10 @@ class KeralaObserver(Observer):
         r = state.rounds_played / g.total_rounds
         out[gb + G_ROUND] = r if r < 1.0 else 1.0
         if view is not None:  # the observer's platform opens ``out``, its legal plane already set
-            start, _zeros, src, dst = view
+            _zeros, src, dst0, dst1 = view
             p2c = g.pad_to_cell
             e0, e1 = Q.elephant_cells(state, player)
             c0, c1 = p2c[e0], p2c[e1]
-            out[start + dst[c0]] = out[src[c0]]
-            out[start + self.planes * VIEW_SIDE * VIEW_SIDE + dst[c1]] = out[src[c1]]
+            out[dst0[c0]] = out[src[c0]]
+            out[dst1[c1]] = out[src[c1]]
         return out
