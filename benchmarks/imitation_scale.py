@@ -41,11 +41,9 @@ def regret_by_phase(net, game, games: int = 40) -> dict[str, object]:
         while not st.is_terminal():
             mask = st.legal_mask()
             legal = [int(a) for a in np.flatnonzero(mask)]
-            if len(legal) > 1:
-                scores = h.action_scores(st, legal)
-                if scores is None:  # a decision the heuristic takes without scoring every action
-                    st.apply(h.act(st.observe(st.current_player), mask, state=st))
-                    continue
+            # decisions the heuristic takes without scoring every action (scores None) are not counted
+            scores = h.action_scores(st, legal) if len(legal) > 1 else None
+            if scores is not None:
                 sc = np.asarray(scores, dtype=float)
                 logits, _ = net.forward(st.observe(st.current_player))
                 mine = legal[int(np.argmax(logits[0][legal]))]
