@@ -58,8 +58,10 @@ CONFIG_KEYS = ("channels", "conv_layers", "flat_hidden", "trunk_hidden")
 #: optional widths and their defaults (a checkpoint without them was written before they existed):
 #: ``board_channels`` 0 pools each board's convolutions over the cells (global average); N > 0 keeps the
 #: cells, a 1x1 convolution to N channels flattened into the trunk, so the policy can tell where;
-#: ``trunk_layers`` is the number of ReLU layers of the trunk, each ``trunk_hidden`` wide
-OPTIONAL_CONFIG: dict[str, int] = {"board_channels": 0, "trunk_layers": 1}
+#: ``trunk_layers`` is the number of ReLU layers of the trunk, each ``trunk_hidden`` wide;
+#: ``action_hidden`` 0 has no action head, H > 0 scores the actions of the game's action features
+#: (``ObservationSpec.action_features``) one by one with an H-unit head (``training/networks.py``)
+OPTIONAL_CONFIG: dict[str, int] = {"board_channels": 0, "trunk_layers": 1, "action_hidden": 0}
 
 
 def full_config(config: Mapping[str, Any]) -> dict[str, int]:
@@ -227,6 +229,24 @@ class PolicyValueNet:
         out["policy.bias"] = (game.num_actions,)
         out["value.weight"] = (game.num_players, th)
         out["value.bias"] = (game.num_players,)
+        hid = int(config["action_hidden"])
+        if hid:
+            af = game.observation_spec.action_features
+            if af is None:
+                raise ValueError(f"this network has an action head (action_hidden={hid}) but {game!r} declares no "
+                                 "action features (Kerala: elephant_view=True)")
+            mid = max(hid // 2, 1)
+            out["action_trunk.weight"] = (hid, th)
+            out["action_trunk.bias"] = (hid,)
+            for f in af.factors:
+                if f.gather is None:
+                    out[f"action_items.{f.name}"] = (f.items, hid)
+                else:
+                    out[f"action_inputs.{f.name}.weight"] = (hid, f.size)
+            out["action_mid.weight"] = (mid, hid)
+            out["action_mid.bias"] = (mid,)
+            out["action_out.weight"] = (1, mid)
+            out["action_out.bias"] = (1,)
         return out
 
     @property
@@ -238,10 +258,32 @@ class PolicyValueNet:
         if not self.heads:
             raise ValueError("this network is a trunk without heads (see features())")
         p = self.params
+        obs = np.asarray(obs, dtype=np.float32)
+        if obs.ndim == 1:
+            obs = obs[None]
         hid = self.features(obs)
         logits = hid @ p["policy.weight"].T + p["policy.bias"]
+        if self.config["action_hidden"]:
+            logits[:, self.action_features.actions] += self.action_scores(obs, hid)
         values = np.tanh(hid @ p["value.weight"].T + p["value.bias"])
         return logits, values
+
+    @property
+    def action_features(self) -> Any:
+        """The game's :class:`~meeplezoo.envs.core.observation.ActionFeatures` (what the action head reads)."""
+        return self.game.observation_spec.action_features
+
+    def action_scores(self, obs: np.ndarray, hid: np.ndarray) -> np.ndarray:
+        """The action head's term ``(B, len(actions))``, added to those actions' logits."""
+        p = self.params
+        z = (hid @ p["action_trunk.weight"].T + p["action_trunk.bias"])[:, None]
+        for f in self.action_features.factors:
+            if f.gather is None:
+                z = z + p[f"action_items.{f.name}"][f.index]
+            else:
+                z = z + (obs[:, f.gather] @ p[f"action_inputs.{f.name}.weight"].T)[:, f.index]
+        z = np.maximum(np.maximum(z, 0) @ p["action_mid.weight"].T + p["action_mid.bias"], 0)
+        return z @ p["action_out.weight"][0] + p["action_out.bias"][0]
 
     def features(self, obs: np.ndarray) -> np.ndarray:
         """The trunk's output ``(B, trunk_hidden)`` for a batch of flat observations."""

@@ -418,3 +418,51 @@ def test_a_network_plays_games_that_differ_only_in_observation_options(tmp_path)
     assert load_start(str(path), derived, "distill").game.options["derived_features"]
     with pytest.raises(ValueError, match="distill: .* reads the observation of"):
         load_start(str(path), base, "distill")
+
+
+def test_an_action_head_scores_each_kerala_pick_and_is_the_same_function_in_numpy_and_torch(tmp_path):
+    """action_hidden > 0: every pick's logit gets a term read from its own tile and target cells (the
+    elephant view); numpy and torch agree, checkpoints keep it, games without action features refuse it."""
+    torch.set_num_threads(1)
+    torch.manual_seed(3)
+    game = meeplezoo.make_game("kerala", 2, derived_features=True, elephant_view=True)
+    cfg = BlockNetConfig(**{**SMALL, "board_channels": 1, "action_hidden": 8})
+    tnet = BlockNet(game.observation_spec, game.num_actions, 2, cfg)
+    for p in tnet.parameters():  # the head starts at zero per orientation/direction: make every term count
+        torch.nn.init.normal_(p, std=0.2)
+    net = PolicyValueNet(game, tnet.arrays(), config_dict(cfg))
+    assert net.num_parameters == sum(p.numel() for p in tnet.parameters())
+    assert {"action_inputs.tile.weight", "action_inputs.target.weight", "action_items.orientation"} <= set(net.params)
+    state = game.new_state(5)
+    obs = np.stack([state.observe(p) for p in range(2)])
+    with torch.no_grad():
+        logits, values = tnet(torch.as_tensor(obs))
+        plain = tnet.policy(tnet.features(torch.as_tensor(obs)))
+    nl, nv = net.forward(obs)
+    np.testing.assert_allclose(nl, logits.numpy(), atol=1e-4)
+    np.testing.assert_allclose(nv, values.numpy(), atol=1e-5)
+    # the head adds to the 160 pick logits only
+    diff = np.abs(logits.numpy() - plain.numpy()).max(axis=0)
+    assert (diff[:160] > 0).all() and (diff[160:] == 0).all()
+    again = PolicyValueNet.load(net.save(tmp_path / "ah.zip"), game)
+    assert again.config["action_hidden"] == 8
+    np.testing.assert_allclose(again.forward(obs)[0], nl, atol=1e-6)
+    # the network with its head plays through the agent spec
+    agent = make(f"net:{tmp_path / 'ah.zip'}", game, seed=0)
+    a = agent.act(state.observe(state.current_player), state.legal_mask(), state=state)
+    assert state.legal_mask()[a]
+    base = meeplezoo.make_game("kerala", 2, derived_features=True)
+    with pytest.raises(ValueError, match="declares no action features"):
+        PolicyValueNet(base, tnet.arrays(), config_dict(cfg))
+    with pytest.raises(ValueError, match="action_hidden needs a game whose observation declares action features"):
+        BlockNet(base.observation_spec, base.num_actions, 2, cfg)
+    with pytest.raises(ValueError, match="not for a trunk without heads"):
+        BlockNet(game.observation_spec, game.num_actions, 2, cfg, heads=False)
+    # an older checkpoint (no action_hidden in its config) has no head
+    old = {k: v for k, v in config_dict(BlockNetConfig(**SMALL)).items() if k != "action_hidden"}
+    assert PolicyValueNet(base, BlockNet(base.observation_spec, base.num_actions, 2,
+                                         BlockNetConfig(**SMALL)).arrays(), old).config["action_hidden"] == 0
+    cfg_exit = ExItConfig(game="kerala", options={"elephant_view": True}, action_hidden=16)
+    assert "--action-hidden 16" in cfg_exit.command() and cfg_exit.net_config["action_hidden"] == 16
+    with pytest.raises(ValueError, match="action_hidden must be an int >= 0"):
+        ExItConfig(game="kerala", action_hidden=-1)

@@ -148,6 +148,8 @@ class ExItConfig:
     board_channels: int = 0
     #: ReLU layers of the trunk, each trunk_hidden wide
     trunk_layers: int = 1
+    #: 0: no action head; H: the action head of a game with action features (see BlockNetConfig)
+    action_hidden: int = 0
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -172,7 +174,7 @@ class ExItConfig:
         ints = {"num_players": 1, "iterations": 1, "games_per_iteration": 1, "sims": 1, "batch": 1,
                 "explore_moves": 0, "warm_start_games": 0, "warm_start_epochs": 0, "buffer_size": 1, "epochs": 0,
                 "batch_size": 1, "eval_every": 1, "eval_games": 0, "channels": 1, "conv_layers": 1, "trunk_layers": 1,
-                "flat_hidden": 1, "trunk_hidden": 1, "board_channels": 0, "seed": 0}
+                "flat_hidden": 1, "trunk_hidden": 1, "board_channels": 0, "action_hidden": 0, "seed": 0}
         for name, lo in ints.items():
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < lo:
@@ -210,7 +212,7 @@ class ExItConfig:
     def net_config(self) -> dict[str, int]:
         return {"channels": self.channels, "conv_layers": self.conv_layers, "flat_hidden": self.flat_hidden,
                 "trunk_hidden": self.trunk_hidden, "board_channels": self.board_channels,
-                "trunk_layers": self.trunk_layers}
+                "trunk_layers": self.trunk_layers, "action_hidden": self.action_hidden}
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
@@ -250,7 +252,8 @@ class ExItConfig:
             if self.flat_hidden != d.flat_hidden:
                 parts += ["--width", str(self.flat_hidden)]
         for name, flag in (("channels", "--channels"), ("conv_layers", "--conv-layers"),
-                           ("board_channels", "--board-channels"), ("trunk_layers", "--trunk-layers")):
+                           ("board_channels", "--board-channels"), ("trunk_layers", "--trunk-layers"),
+                           ("action_hidden", "--action-hidden")):
             if getattr(self, name) != getattr(d, name):
                 parts += [flag, str(getattr(self, name))]
         for k, v in self.search_options.items():

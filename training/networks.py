@@ -7,6 +7,12 @@ trunk (``board_channels=N``: a policy over cell actions needs to know where). Ev
 (tables, counts, flags) is flattened and all are concatenated into one MLP input.
 Heads: policy logits over the flat action space (mask outside with -inf on illegal actions);
 value head: one value per seat, egocentric (index 0 = the observing player), tanh-squashed.
+Action head (``action_hidden=H > 0``, for a game whose observation declares
+:class:`~meeplezoo.envs.core.observation.ActionFeatures`): each action it lists gets, added to its
+policy logit, the output of one small MLP shared by those actions, which reads the trunk's features
+and the inputs that action names (e.g. the offered tile and the cells around the target of a Kerala
+pick). Its first layer is a sum of one term per input, each computed once per item (5 tiles, 8
+targets, ...), so scoring 160 picks costs one ReLU layer of ``H/2`` and a dot product each.
 """
 from __future__ import annotations
 
@@ -36,6 +42,8 @@ class BlockNetConfig:
     board_channels: int = 0
     #: hidden layers of the trunk (each ``trunk_hidden`` wide, ReLU)
     trunk_layers: int = 1
+    #: 0: no action head; H > 0: the action head (module docstring) with a first layer of H units
+    action_hidden: int = 0
 
 
 class BlockNet(nn.Module):
@@ -87,6 +95,32 @@ class BlockNet(nn.Module):
         if heads:  # without: the trunk alone, a PPO policy's features extractor
             self.policy = nn.Linear(cfg.trunk_hidden, num_actions)
             self.value = nn.Linear(cfg.trunk_hidden, num_players)
+        self.action_features = None
+        if cfg.action_hidden:
+            af = spec.action_features
+            if af is None:
+                raise ValueError("action_hidden needs a game whose observation declares action features "
+                                 "(Kerala: elephant_view=True)")
+            if not heads:
+                raise ValueError("action_hidden is a policy head: not for a trunk without heads")
+            af.validate(spec.size, num_actions)
+            hid = cfg.action_hidden
+            self.action_features = af
+            self.action_trunk = nn.Linear(cfg.trunk_hidden, hid)
+            self.action_inputs = nn.ModuleDict({f.name: nn.Linear(f.size, hid, bias=False)
+                                                for f in af.factors if f.gather is not None})
+            self.action_items = nn.ParameterDict({f.name: nn.Parameter(torch.zeros(f.items, hid))
+                                                  for f in af.factors if f.gather is None})
+            self.action_mid = nn.Linear(hid, max(hid // 2, 1))
+            self.action_out = nn.Linear(max(hid // 2, 1), 1)
+            # index tables (not weights: kept out of the state_dict, rebuilt from the game)
+            self.register_buffer("action_ids", torch.as_tensor(af.actions, dtype=torch.long), persistent=False)
+            for f in af.factors:
+                self.register_buffer(f"action_index_{f.name}", torch.as_tensor(f.index, dtype=torch.long),
+                                     persistent=False)
+                if f.gather is not None:
+                    self.register_buffer(f"action_gather_{f.name}", torch.as_tensor(f.gather, dtype=torch.long),
+                                         persistent=False)
 
     def features(self, obs: torch.Tensor) -> torch.Tensor:
         """The trunk's output for a batch of flat observations ``(batch, size)``."""
@@ -105,7 +139,22 @@ class BlockNet(nn.Module):
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         h = self.features(obs)
-        return self.policy(h), torch.tanh(self.value(h))
+        logits = self.policy(h)
+        if self.action_features is not None:
+            logits = logits.index_add(1, self.action_ids, self.action_scores(obs, h))
+        return logits, torch.tanh(self.value(h))
+
+    def action_scores(self, obs: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+        """The action head's term ``(batch, len(actions))`` for the actions of the game's action features."""
+        z = self.action_trunk(h)[:, None]
+        for f in self.action_features.factors:
+            idx = getattr(self, f"action_index_{f.name}")
+            if f.gather is None:
+                z = z + self.action_items[f.name][idx]
+            else:
+                items = self.action_inputs[f.name](obs[:, getattr(self, f"action_gather_{f.name}")])
+                z = z + items[:, idx]
+        return self.action_out(torch.relu(self.action_mid(torch.relu(z))))[..., 0]
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The weights as float32 numpy arrays, named as in ``state_dict`` (what a network checkpoint holds)."""

@@ -109,6 +109,9 @@ def add_parser(subparsers: Any) -> None:
                     help="0: average each board over its cells; N: keep N channels of every cell (Kerala's "
                          "placements need to know where)")
     ex.add_argument("--trunk-layers", type=int_arg(1), default=1, help="ReLU layers of the trunk (default 1)")
+    ex.add_argument("--action-hidden", type=int_arg(0), default=0,
+                    help="exit: an action head of this width, scoring each action the observation names inputs for "
+                         "(Kerala with -o elephant_view=true: every pick from its tile and target cells); 0: none")
     ex.add_argument("--eval-every", type=int_arg(1), default=None,
                     help="iterations (finetune: updates) between evaluations (default 2; finetune 5)")
     ex.add_argument("--buffer-size", type=int_arg(1), default=20_000, help="samples kept for training")
@@ -225,7 +228,7 @@ def exit_config_from_args(args: argparse.Namespace) -> Any:
                       value_weight=1.0 if args.value_weight is None else args.value_weight,
                       flat_hidden=args.width or 128, trunk_hidden=args.width or 128, channels=args.channels,
                       conv_layers=args.conv_layers, board_channels=args.board_channels,
-                      trunk_layers=args.trunk_layers,
+                      trunk_layers=args.trunk_layers, action_hidden=args.action_hidden,
                       eval_games=args.eval_games, buffer_size=args.buffer_size,
                       epochs=2 if args.epochs is None else args.epochs,
                       reward_mode=args.reward_mode if args.reward_mode != "score" else "win", seed=args.seed,

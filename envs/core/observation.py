@@ -10,7 +10,10 @@ one-line meaning.  Everything else comes from that one declaration:
 * the structured view (``spec.views(flat)``): each block as an array of its natural shape, a view
   of the flat vector (no copy); blocks declared as a :meth:`ObservationSpec.stack` (one block per
   seat) appear as one array with a leading seat axis instead;
-* the Markdown table of ``docs/observations.md`` (:meth:`ObservationSpec.markdown`).
+* the Markdown table of ``docs/observations.md`` (:meth:`ObservationSpec.markdown`);
+* optionally, :class:`ActionFeatures`: for actions named relative to something in the observation
+  (Kerala's picks: an offered tile placed next to an elephant), where each action's own inputs lie
+  in the flat vector, so a network can score each such action from them (``action_hidden``).
 
 An :class:`Observer` builds observations for one game configuration and owns every cache it keeps;
 the rules engine only records what changed (:class:`Changes`), so that an observer can tell a state
@@ -55,6 +58,56 @@ class Block:
         return slice(self.start, self.stop)
 
 
+@dataclass(frozen=True)
+class ActionFactor:
+    """One input of the actions an :class:`ActionFeatures` scores.
+
+    ``items`` candidate values; action ``actions[j]`` reads item ``index[j]``.  With ``gather`` (an int
+    array ``(items, size)`` of flat-observation indices) item ``i`` is the observation entries
+    ``gather[i]`` (e.g. the cells around one target); without it the item is only a category (a
+    network learns one vector per item, e.g. the orientation)."""
+
+    name: str
+    items: int
+    index: np.ndarray
+    gather: np.ndarray | None = None
+
+    @property
+    def size(self) -> int:
+        """Observation entries per item (0 for a category)."""
+        return 0 if self.gather is None else int(self.gather.shape[1])
+
+
+@dataclass(frozen=True)
+class ActionFeatures:
+    """The actions of a game that a network may score one by one from their own inputs.
+
+    ``actions``: the action ids (int array); ``factors``: what each of them reads (:class:`ActionFactor`).
+    A network's action head (``action_hidden``) adds to the policy logit of ``actions[j]`` a small MLP of
+    the trunk's features and, per factor, the item that action names."""
+
+    actions: np.ndarray
+    factors: tuple[ActionFactor, ...]
+
+    def validate(self, size: int, num_actions: int) -> None:
+        """Check the tables against an observation of ``size`` values and ``num_actions`` action ids."""
+        acts = np.asarray(self.actions)
+        if acts.ndim != 1 or len(acts) == 0 or acts.min() < 0 or acts.max() >= num_actions \
+                or len(np.unique(acts)) != len(acts):
+            raise ValueError(f"action features: actions must be distinct ids in [0, {num_actions})")
+        names = [f.name for f in self.factors]
+        if not names or len(set(names)) != len(names):
+            raise ValueError(f"action features: factors need distinct names, got {names}")
+        for f in self.factors:
+            idx = np.asarray(f.index)
+            if idx.shape != acts.shape or idx.min() < 0 or idx.max() >= f.items:
+                raise ValueError(f"action factor {f.name!r}: index must give an item in [0, {f.items}) per action")
+            if f.gather is not None and (f.gather.ndim != 2 or f.gather.shape[0] != f.items  # noqa: PLR2004
+                                         or f.gather.min() < 0 or f.gather.max() >= size):
+                raise ValueError(f"action factor {f.name!r}: gather must be ({f.items}, n) observation indices "
+                                 f"in [0, {size})")
+
+
 class ObservationSpec:
     """The declared layout of a flat observation: named blocks in order (see the module docstring).
 
@@ -64,6 +117,8 @@ class ObservationSpec:
         self.blocks: dict[str, Block] = {}
         self.stacks: dict[str, tuple[tuple[str, ...], str]] = {}
         self.size = 0
+        #: the actions a network may score from their own inputs (None: the game declares none)
+        self.action_features: ActionFeatures | None = None
 
     def add(self, name: str, shape: int | tuple[int, ...], doc: str = "", low: float = 0.0,
             high: float = 1.0, *, spatial: bool = False) -> slice:

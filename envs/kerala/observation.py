@@ -88,7 +88,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..core.observation import Changes, ObservationSpec, Observer, details_since
+from ..core.observation import ActionFactor, ActionFeatures, Changes, ObservationSpec, Observer, details_since
 from . import components as C
 from . import queries as Q
 
@@ -129,6 +129,36 @@ def num_player_features(game: KeralaGame) -> int:
     return PLAYER_FEATURES_DERIVED if game.options["derived_features"] else PLAYER_FEATURES_BASE
 
 
+def pick_features(spec: ObservationSpec, planes: int) -> ActionFeatures:
+    """What each pick action reads (for a network's action head; needs the elephant view).
+
+    A pick ``((slot*2 + elephant)*4 + direction)*4 + orientation`` (actions.py) names the offered tile of
+    ``slot`` (its 18 ``offer`` features), the cell next to ``elephant`` in ``direction`` (every plane of
+    the 3x3 cells around it, from that elephant's ``elephant_view``: always inside the 5x5 view), the
+    orientation and the direction (categories)."""
+    from .actions import MAX_OFFER, PICK_IDS
+
+    lay = spec.layout
+    offer, view = lay["offer"].start, lay["elephant_view"].start
+    per = VIEW_SIDE * VIEW_SIDE
+    tiles = offer + np.arange(MAX_OFFER)[:, None] * OFFER_FEATURES + np.arange(OFFER_FEATURES)
+    targets = []
+    for e in range(2):
+        for dr, dc in C.DIRECTIONS:
+            r0, c0 = VIEW_RADIUS + dr, VIEW_RADIUS + dc
+            cells = [(r0 + i) * VIEW_SIDE + c0 + j for i in (-1, 0, 1) for j in (-1, 0, 1)]
+            targets.append(view + ((e * planes + np.arange(planes)[:, None]) * per + np.asarray(cells)).reshape(-1))
+    a = np.arange(PICK_IDS)
+    orient, direction, elephant, slot = a % 4, (a // 4) % 4, (a // 16) % 2, a // 32
+    feats = ActionFeatures(a, (
+        ActionFactor("tile", MAX_OFFER, slot, tiles.astype(np.intp)),
+        ActionFactor("target", 8, elephant * 4 + direction, np.asarray(targets, dtype=np.intp)),
+        ActionFactor("orientation", 4, orient),
+        ActionFactor("direction", 4, direction)))
+    feats.validate(spec.size, PICK_IDS)
+    return feats
+
+
 class KeralaObserver(Observer):
     """Builds Kerala observations; keeps the per-platform planes it patches and the tables it needs.
 
@@ -163,6 +193,8 @@ class KeralaObserver(Observer):
             spec.add("elephant_view", (2, planes, VIEW_SIDE, VIEW_SIDE),
                      "the observer's platform around each of its elephants (elephant 0 on the smaller cell): "
                      "every plane of the 5x5 cells centred on it, north-west first, zero outside the window")
+        if game.options["elephant_view"]:
+            spec.action_features = pick_features(spec, planes)
         spec.stack("platforms", [f"platform_{i}" for i in range(n)],
                    "per seat, observer first: planes 0-4 top colour, 5 occupied, 6 symbols / 3, 7-10 coloured edge "
                    "N/E/S/W, 11-15 second colour, 16 action tile, 17 height / 8, 18 elephant, 19 own colour, 20 "

@@ -300,3 +300,55 @@ def test_elephant_view_hand_made_position(kit):
     # placement targets (legal plane): north and south of elephant 0
     assert view[0, 20, 1, 2] == view[0, 20, 3, 2] == 1.0
     assert view[1, :, :, 3:].sum() == 0.0  # east of the window's edge: nothing
+
+
+def test_pick_action_features_read_the_tile_and_the_cells_the_pick_names(kit):
+    """With the elephant view the game declares what each pick reads (a network's action head): the
+    offered tile of its slot and the 3x3 cells around its target, from its elephant's view; checked on
+    the hand-made position above and on every legal pick of random positions (its target is a legal cell)."""
+    from meeplezoo.envs.core.observation import ActionFactor, ActionFeatures
+    from meeplezoo.envs.kerala.actions import ActionCodec
+
+    game = kit.Game(2, elephant_view=True, board_radius=3)
+    assert kit.Game(2, board_radius=3).observation_spec.action_features is None
+    take = kit.picker(game)
+    plat = {(0, 0): [100], (0, 1): [take("purple", "sym1")], (0, 2): [take("green", "sym1")],
+            (0, 3): [take("purple", "sym2")], (1, 3): [take("red", "sym1")]}
+    offer = [take("blue", "sym1"), take("black", "sym1")]
+    st = kit.State.from_position(game, platforms=[plat, None], elephants=[[(0, 3), (0, 1)], None], offer=offer)
+    af = game.observation_spec.action_features
+    assert [f.name for f in af.factors] == ["tile", "target", "orientation", "direction"]
+    np.testing.assert_array_equal(af.actions, np.arange(PICK_IDS))
+    fac = {f.name: f for f in af.factors}
+    o = st.observe(0)
+    lay = game.observation_layout
+    view = o[lay["elephant_view"]].reshape(2, 21, 5, 5)
+    codec = ActionCodec(3, False)
+    a = codec.pick(1, 0, 2)  # the black tile, south of elephant 0
+    assert st.legal_mask()[a]
+    tile = o[fac["tile"].gather[fac["tile"].index[a]]]
+    np.testing.assert_array_equal(tile, o[lay["offer"]].reshape(5, OFFER_FEATURES)[1])
+    assert tile[1 + C.COLOURS.index("black")] == 1.0
+    target = o[fac["target"].gather[fac["target"].index[a]]].reshape(21, 3, 3)
+    np.testing.assert_array_equal(target, view[0, :, 2:5, 1:4])  # centred on the cell south of the elephant
+    assert target[20, 1, 1] == 1.0 and target[18, 0, 1] == 1.0  # a placement target; the elephant to its north
+    assert fac["orientation"].index[a] == 0 and fac["direction"].index[a] == 2
+    assert fac["orientation"].index[codec.pick(1, 0, 2, 3)] == 3
+    # every legal pick of random positions names a legal cell as its target's centre
+    for seed in range(3):
+        s = game.new_state(seed)
+        rng = np.random.default_rng(seed)
+        while not s.is_terminal():
+            mask = s.legal_mask()
+            o = s.observe(s.current_player)
+            for a in np.flatnonzero(mask[:PICK_IDS]):
+                cells = o[fac["target"].gather[fac["target"].index[a]]].reshape(21, 9)
+                assert cells[20, 4] == 1.0
+                assert o[fac["tile"].gather[fac["tile"].index[a]]][0] == 1.0  # the slot holds a tile
+            s.apply(int(rng.choice(np.flatnonzero(mask))))
+    with pytest.raises(ValueError, match="index must give an item"):
+        ActionFeatures(np.arange(3), (ActionFactor("x", 2, np.array([0, 1, 2])),)).validate(10, 5)
+    with pytest.raises(ValueError, match="gather must be"):
+        ActionFeatures(np.arange(2), (ActionFactor("x", 2, np.array([0, 1]), np.array([[0], [10]])),)).validate(10, 5)
+    with pytest.raises(ValueError, match="distinct ids"):
+        ActionFeatures(np.array([0, 0]), (ActionFactor("x", 1, np.array([0, 0])),)).validate(10, 5)
