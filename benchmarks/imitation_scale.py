@@ -13,6 +13,9 @@ alone, greedy, against the heuristic (``--eval-games``, seats rotated).  One row
     .venv/bin/python benchmarks/imitation_scale.py --game haus_der_sonne --option derived_features=true
     .venv/bin/python benchmarks/imitation_scale.py --game kerala --games 1200 --width 192 --channels 16 \
         --conv-layers 1 --board-channels 2 --option derived_features=true --option elephant_view=true
+    .venv/bin/python benchmarks/imitation_scale.py --game kerala --games 1200 --width 192 --channels 16 \
+        --conv-layers 1 --board-channels 2 --option derived_features=true --option elephant_view=true \
+        --action-hidden 128 --save runs/kerala_action_head_imitation.zip
 """
 
 from __future__ import annotations
@@ -82,6 +85,8 @@ def main() -> None:
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="a game option (repeatable), e.g. derived_features=true; values are read as JSON")
     p.add_argument("--json", default=os.path.join(RESULTS, "imitation_scale.json"))
+    p.add_argument("--action-hidden", type=int, default=0,
+                   help="an action head of this width (a game with action features: kerala with elephant_view)")
     p.add_argument("--save", default=None, metavar="PATH",
                    help="also write the fitted network as a checkpoint (e.g. a start for --algo distill --init PATH)")
     args = p.parse_args()
@@ -105,7 +110,8 @@ def main() -> None:
     held = {k: v[cut:] for k, v in data.items()}
     torch.manual_seed(args.seed)
     bc = BlockNetConfig(flat_hidden=args.width, trunk_hidden=args.width, trunk_layers=args.trunk_layers,
-                        channels=args.channels, conv_layers=args.conv_layers, board_channels=args.board_channels)
+                        channels=args.channels, conv_layers=args.conv_layers, board_channels=args.board_channels,
+                        action_hidden=args.action_hidden)
     net = BlockNet(game.observation_spec, game.num_actions, game.num_players, bc)
     opt = torch.optim.AdamW(net.parameters(), lr=1e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, args.epochs)
@@ -143,7 +149,8 @@ def main() -> None:
     row = {"game": args.game, "players": game.num_players, "options": options, "imitation_games": args.games,
            "decisions": n,
            "width": args.width, "trunk_layers": args.trunk_layers, "channels": args.channels,
-           "conv_layers": args.conv_layers, "board_channels": args.board_channels, "parameters": pv.num_parameters,
+           "conv_layers": args.conv_layers, "board_channels": args.board_channels,
+           "action_hidden": args.action_hidden, "parameters": pv.num_parameters,
            "epochs": args.epochs, "held_out_agreement_by_epoch": curve, **regret,
            "opponent": "heuristic", "games": res.games, "win_rate": res.win_rate, "ci_low": res.interval[0],
            "ci_high": res.interval[1], "cpu_seconds": round(time.process_time() - c0, 1)}
