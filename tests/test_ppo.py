@@ -404,7 +404,7 @@ def test_ppo_on_the_block_network_trains_saves_and_acts_like_torch(name, tmp_pat
     r = ppo.train(name, 2, timesteps=64, out_dir=tmp_path / name, net="blocks", blocks=widths, eval_games=0,
                   final_eval_games=0, n_envs=1, vec="dummy", tensorboard=False, verbose=0)
     meta = read_metadata(r.final_path)
-    every = {**widths, "board_channels": 0, "trunk_layers": 1}  # every width is recorded
+    every = {**widths, "board_channels": 0, "trunk_layers": 1, "action_hidden": 0}  # every width is recorded
     assert meta["network"] == {"kind": "blocks", "config": every}
     agent = PPOAgent.load(r.final_path, name)
     model = MaskablePPO.load(r.final_path, device="cpu")
