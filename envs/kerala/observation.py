@@ -193,7 +193,6 @@ class KeralaObserver(Observer):
             spec.add("elephant_view", (2, planes, VIEW_SIDE, VIEW_SIDE),
                      "the observer's platform around each of its elephants (elephant 0 on the smaller cell): "
                      "every plane of the 5x5 cells centred on it, north-west first, zero outside the window")
-        if game.options["elephant_view"]:
             spec.action_features = pick_features(spec, planes)
         spec.stack("platforms", [f"platform_{i}" for i in range(n)],
                    "per seat, observer first: planes 0-4 top colour, 5 occupied, 6 symbols / 3, 7-10 coloured edge "
