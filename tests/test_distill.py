@@ -131,6 +131,40 @@ def test_the_cli_generates_continues_and_fits(tmp_path, capsys):
     assert "3 chunks" in capsys.readouterr().out
 
 
+def test_a_network_from_scratch_takes_every_width_the_cli_gives(tmp_path):
+    """``--init scratch`` builds the architecture the flags name (convolutions, board channels, trunk
+    layers, Kerala's action head), records it in the checkpoint and the config's command; a checkpoint
+    start keeps its own shape; bad widths are refused by name."""
+    out = tmp_path / "kerala"
+    args = ["train", "kerala", "-o", "elephant_view=true", "--algo", "distill", "--teacher", "mcts:sims=2",
+            "--games", "1", "--chunk", "1", "--init", "scratch", "--width", "16", "--channels", "4",
+            "--conv-layers", "1", "--board-channels", "1", "--trunk-layers", "2", "--action-hidden", "8",
+            "--epochs", "1", "--holdout", "2", "--out", str(out), "--quiet"]
+    assert main(args) == 0
+    net = PolicyValueNet.load(out / "final.zip")
+    assert {k: net.config[k] for k in ("flat_hidden", "trunk_hidden", "channels", "conv_layers",
+                                       "board_channels", "trunk_layers", "action_hidden")} == {
+        "flat_hidden": 16, "trunk_hidden": 16, "channels": 4, "conv_layers": 1, "board_channels": 1,
+        "trunk_layers": 2, "action_hidden": 8}
+    command = net.metadata["command"]
+    assert "--channels 4 --conv-layers 1 --board-channels 1 --trunk-layers 2 --action-hidden 8" in command
+    game = net.game
+    agent = make(f"net:{out / 'final.zip'}", game, seed=0)
+    state = game.new_state(3)
+    mask = state.legal_mask()
+    assert mask[agent.act(state.observe(state.current_player), mask, state=state)]
+    # a run that starts from that checkpoint keeps its shape whatever the width flags say
+    cfg = DistillConfig(game="kerala", options={"elephant_view": True}, teacher="mcts:sims=2", games=1, chunk=1,
+                        init=str(out / "final.zip"), epochs=1, holdout=2, channels=32, action_hidden=0)
+    again = PolicyValueNet.load(fit(cfg, out, verbose=0).checkpoint)
+    assert again.config["action_hidden"] == 8 and again.config["channels"] == 4
+    assert "--action-hidden" not in DistillConfig(game="kerala").command("runs/x")
+    for name, bad, lowest in (("channels", 0, 1), ("conv_layers", 0, 1), ("trunk_layers", 0, 1),
+                              ("board_channels", -1, 0), ("action_hidden", -1, 0), ("action_hidden", True, 0)):
+        with pytest.raises(ValueError, match=f"{name} must be an int >= {lowest}"):
+            _cfg(**{name: bad})
+
+
 def test_dagger_the_behaviour_moves_and_the_teacher_labels(tmp_path, monkeypatch):
     """With ``behaviour`` the teacher's seat is played by that agent; every sample is still the teacher's
     visit distribution, now at the positions the behaviour reaches; the fit reads extra run directories."""

@@ -85,7 +85,7 @@ class DistillConfig:
     #: games per chunk file
     chunk: int = 10
     seed: int = 0
-    #: the network fine-tuned: "pretrained", "scratch" (a new network of ``width``) or a checkpoint path
+    #: the network fine-tuned: "pretrained", "scratch" (a new network of the widths below) or a checkpoint path
     init: str = "pretrained"
     epochs: int = 4
     lr: float = 3e-4
@@ -93,8 +93,15 @@ class DistillConfig:
     weight_decay: float = 1e-4
     #: every ``holdout``-th chunk is held out of the fit (agreement is measured on it)
     holdout: int = 10
-    #: hidden width of a network built from scratch (``init="scratch"``)
+    #: hidden width of the flat layers and the trunk of a network built from scratch (``init="scratch"``);
+    #: the five fields below are that network's other widths (:class:`~meeplezoo.training.networks.
+    #: BlockNetConfig`, ``--algo exit``'s defaults). A run that starts from a checkpoint keeps its shape.
     width: int = 256
+    channels: int = 32
+    conv_layers: int = 2
+    board_channels: int = 0
+    trunk_layers: int = 1
+    action_hidden: int = 0
     #: the agent spec that moves in the teacher's seat while the teacher labels ("" = the teacher: plain
     #: distillation; a network: DAgger)
     behaviour: str = ""
@@ -102,10 +109,14 @@ class DistillConfig:
     extra_data: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        for name in ("games", "chunk", "batch_size", "width"):
+        for name in ("games", "chunk", "batch_size", "width", "channels", "conv_layers", "trunk_layers"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise ValueError(f"distill: {name} must be an int >= 1, got {v!r}")
+        for name in ("board_channels", "action_hidden"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise ValueError(f"distill: {name} must be an int >= 0, got {v!r}")
         if isinstance(self.epochs, bool) or not isinstance(self.epochs, int) or self.epochs < 0:
             raise ValueError(f"distill: epochs must be an int >= 0, got {self.epochs!r}")
         if isinstance(self.holdout, bool) or not isinstance(self.holdout, int) or self.holdout < 2:
@@ -144,6 +155,21 @@ class DistillConfig:
                 "chunk": self.chunk, "opponent": self.opponent, "options": dict(self.options),
                 "behaviour": self.behaviour}
 
+    def net_config(self) -> Any:
+        """The :class:`~meeplezoo.training.networks.BlockNetConfig` of a network built from scratch."""
+        from meeplezoo.training.networks import BlockNetConfig
+
+        return BlockNetConfig(flat_hidden=self.width, trunk_hidden=self.width, channels=self.channels,
+                              conv_layers=self.conv_layers, board_channels=self.board_channels,
+                              trunk_layers=self.trunk_layers, action_hidden=self.action_hidden)
+
+    def _scratch_flags(self) -> list[str]:
+        """The architecture flags that differ from the defaults (they only shape a scratch network)."""
+        flags = (("--channels", "channels", 32), ("--conv-layers", "conv_layers", 2),
+                 ("--board-channels", "board_channels", 0), ("--trunk-layers", "trunk_layers", 1),
+                 ("--action-hidden", "action_hidden", 0))
+        return [f"{flag} {getattr(self, name)}" for flag, name, default in flags if getattr(self, name) != default]
+
     def make_game(self) -> Any:
         from meeplezoo.registry import make_game
 
@@ -160,7 +186,7 @@ class DistillConfig:
                  f"--teacher {self.teacher}", f"--opponent {self.opponent}",
                  f"--games {self.games}", f"--chunk {self.chunk}", f"--init {self.init}",
                  f"--epochs {self.epochs}", f"--lr {self.lr}", f"--batch-size {self.batch_size}",
-                 f"--holdout {self.holdout}", f"--width {self.width}", f"--seed {self.seed}",
+                 f"--holdout {self.holdout}", f"--width {self.width}", *self._scratch_flags(), f"--seed {self.seed}",
                  f"--behaviour {self.behaviour}" if self.behaviour else "",
                  *(f"--extra-data {d}" for d in self.extra_data), f"--out {out}"]
         return " ".join(p for p in parts if p)
@@ -331,7 +357,7 @@ def _initial(cfg: DistillConfig, game: Any) -> tuple[Any, dict[str, Any], dict[s
         import torch
 
         torch.manual_seed(cfg.seed)
-        bc = BlockNetConfig(flat_hidden=cfg.width, trunk_hidden=cfg.width)
+        bc = cfg.net_config()
         return (BlockNet(game.observation_spec, game.num_actions, game.num_players, bc), config_dict(bc), {})
     from meeplezoo.training.exit import load_start
 

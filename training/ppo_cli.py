@@ -110,7 +110,8 @@ def add_parser(subparsers: Any) -> None:
                          "placements need to know where)")
     ex.add_argument("--trunk-layers", type=int_arg(1), default=1, help="ReLU layers of the trunk (default 1)")
     ex.add_argument("--action-hidden", type=int_arg(0), default=0,
-                    help="exit: an action head of this width, scoring each action the observation names inputs for "
+                    help="exit and distill from scratch: an action head of this width, scoring each action the "
+                         "observation names inputs for "
                          "(Kerala with -o elephant_view=true: every pick from its tile and target cells); 0: none")
     ex.add_argument("--eval-every", type=int_arg(1), default=None,
                     help="iterations (finetune: updates) between evaluations (default 2; finetune 5)")
@@ -268,6 +269,9 @@ def distill_config_from_args(args: argparse.Namespace) -> Any:
         extra["width"] = args.width
     if args.epochs is not None:
         extra["epochs"] = args.epochs
+    if args.init == "scratch":  # the other widths shape only a network built here
+        extra.update(channels=args.channels, conv_layers=args.conv_layers, board_channels=args.board_channels,
+                     trunk_layers=args.trunk_layers, action_hidden=args.action_hidden)
     return DistillConfig(game=game.name, num_players=game.num_players, options=dict(game.non_default_options),
                          teacher=args.teacher, opponent=args.opponent, games=args.games, chunk=args.chunk,
                          seed=args.seed, init=args.init, holdout=args.holdout, behaviour=args.behaviour,
