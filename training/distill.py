@@ -50,7 +50,7 @@ import os
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -109,14 +109,12 @@ class DistillConfig:
     extra_data: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        for name in ("games", "chunk", "batch_size", "width", "channels", "conv_layers", "trunk_layers"):
+        ints = {"games": 1, "chunk": 1, "batch_size": 1, "width": 1, "channels": 1, "conv_layers": 1,
+                "trunk_layers": 1, "board_channels": 0, "action_hidden": 0}
+        for name, lo in ints.items():
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise ValueError(f"distill: {name} must be an int >= 1, got {v!r}")
-        for name in ("board_channels", "action_hidden"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-                raise ValueError(f"distill: {name} must be an int >= 0, got {v!r}")
+            if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+                raise ValueError(f"distill: {name} must be an int >= {lo}, got {v!r}")
         if isinstance(self.epochs, bool) or not isinstance(self.epochs, int) or self.epochs < 0:
             raise ValueError(f"distill: epochs must be an int >= 0, got {self.epochs!r}")
         if isinstance(self.holdout, bool) or not isinstance(self.holdout, int) or self.holdout < 2:
@@ -165,10 +163,11 @@ class DistillConfig:
 
     def _scratch_flags(self) -> list[str]:
         """The architecture flags that differ from the defaults (they only shape a scratch network)."""
-        flags = (("--channels", "channels", 32), ("--conv-layers", "conv_layers", 2),
-                 ("--board-channels", "board_channels", 0), ("--trunk-layers", "trunk_layers", 1),
-                 ("--action-hidden", "action_hidden", 0))
-        return [f"{flag} {getattr(self, name)}" for flag, name, default in flags if getattr(self, name) != default]
+        from meeplezoo.training.exit import ARCHITECTURE_FLAGS
+
+        defaults = {f.name: f.default for f in fields(self)}
+        return [f"{flag} {getattr(self, name)}" for name, flag in ARCHITECTURE_FLAGS
+                if getattr(self, name) != defaults[name]]
 
     def make_game(self) -> Any:
         from meeplezoo.registry import make_game

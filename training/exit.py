@@ -65,6 +65,13 @@ MAX_SNAPSHOT_OPPONENTS = 4
 _ITER_STRIDE, _WARM_OFFSET, _EVAL_OFFSET = 1_000_003, 7_777_777, 9_999_991
 
 
+#: the network widths besides the hidden width, as config fields and their ``meeplezoo train`` flags
+#: (shared by the trainers that build a network: exit, and distill from scratch)
+ARCHITECTURE_FLAGS = (("channels", "--channels"), ("conv_layers", "--conv-layers"),
+                      ("board_channels", "--board-channels"), ("trunk_layers", "--trunk-layers"),
+                      ("action_hidden", "--action-hidden"))
+
+
 def check_config_keys(cls: type, d: Mapping[str, Any], who: str) -> None:
     """Refuse a saved trainer config (``config.json``) with keys the dataclass ``cls`` does not have."""
     bad = sorted(set(d) - {f.name for f in fields(cls)})
@@ -251,9 +258,7 @@ class ExItConfig:
         if self.flat_hidden == self.trunk_hidden:
             if self.flat_hidden != d.flat_hidden:
                 parts += ["--width", str(self.flat_hidden)]
-        for name, flag in (("channels", "--channels"), ("conv_layers", "--conv-layers"),
-                           ("board_channels", "--board-channels"), ("trunk_layers", "--trunk-layers"),
-                           ("action_hidden", "--action-hidden")):
+        for name, flag in ARCHITECTURE_FLAGS:
             if getattr(self, name) != getattr(d, name):
                 parts += [flag, str(getattr(self, name))]
         for k, v in self.search_options.items():

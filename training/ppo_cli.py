@@ -270,8 +270,9 @@ def distill_config_from_args(args: argparse.Namespace) -> Any:
     if args.epochs is not None:
         extra["epochs"] = args.epochs
     if args.init == "scratch":  # the other widths shape only a network built here
-        extra.update(channels=args.channels, conv_layers=args.conv_layers, board_channels=args.board_channels,
-                     trunk_layers=args.trunk_layers, action_hidden=args.action_hidden)
+        from meeplezoo.training.exit import ARCHITECTURE_FLAGS
+
+        extra.update({name: getattr(args, name) for name, _ in ARCHITECTURE_FLAGS})
     return DistillConfig(game=game.name, num_players=game.num_players, options=dict(game.non_default_options),
                          teacher=args.teacher, opponent=args.opponent, games=args.games, chunk=args.chunk,
                          seed=args.seed, init=args.init, holdout=args.holdout, behaviour=args.behaviour,
