@@ -6,6 +6,7 @@ Layers, lowest first:
 1. the games: ``meeplezoo.envs.<game>`` and its entry module ``meeplezoo.envs.<game>_v<N>``, each importing
    only ``envs.core`` and itself (never another game);
 2. ``meeplezoo.registry`` (game discovery and by-name construction), ``meeplezoo._version`` and
+   ``meeplezoo.knobs`` (settings declared once; imports nothing of the package) and
    ``meeplezoo.threads`` (the process's BLAS threads for network inference; imports nothing of the package);
 3. ``meeplezoo.agents``;
 4. ``meeplezoo.training`` (its ``*_cli`` front-ends belong to the application layer);
@@ -89,7 +90,7 @@ def unit(name: str) -> tuple[int, str]:
         return 1, "envs"
     if name.startswith("meeplezoo.envs."):
         return 1, f"game:{name.split('.')[2]}"
-    if name in ("meeplezoo.registry", "meeplezoo._version", "meeplezoo.threads"):
+    if name in ("meeplezoo.registry", "meeplezoo._version", "meeplezoo.threads", "meeplezoo.knobs"):
         return 2, "registry"
     if name == "meeplezoo.agents" or name.startswith("meeplezoo.agents."):
         return 3, "agents"
