@@ -466,16 +466,24 @@ class State(ABC):
 
     @classmethod
     def _from_dict(cls, game: Game, data: dict[str, Any]) -> State:
-        """Rebuild from :meth:`_to_dict` output: every field checked against the schema, then
-        :meth:`refresh` and :meth:`validate`; anything inconsistent raises ``CorruptStateError``."""
+        """Rebuild from :meth:`_to_dict` output: every field checked against the schema (bounds and
+        saved form), then :meth:`refresh` and :meth:`validate`, and a position that is not over must
+        have a legal action; anything inconsistent raises ``CorruptStateError``."""
         schema = cls.schema
         if schema is None:
             raise NotImplementedError(f"{cls.__name__} declares no schema and no _from_dict()")
         s = cls.__new__(cls)
         s.game = game
-        schema.load_into(s, data, lambda msg: CorruptStateError(f"{game.name}: corrupt saved state: {msg}"))
+        def error(msg: str) -> CorruptStateError:
+            return CorruptStateError(f"{game.name}: corrupt saved state: {msg}")
+
+        schema.load_into(s, data, error)
         s.refresh()
         s.validate()
+        schema.check_saved_form(s, data, error)  # after validate: a broken invariant is the better message
+        if not s.is_terminal() and not s.legal_mask().any():  # no decision ever has an empty mask
+            raise CorruptStateError(f"{game.name}: corrupt saved state: the position is not over and has no "
+                                    "legal action")
         return s
 
     def to_json(self) -> str:
