@@ -28,8 +28,16 @@ How the games map onto OpenSpiel:
   several times the longest random game); a game reaching it, or cut off by an
   engine safety limit (Haus der Sonne's ``turn_limit``), ends with zero returns.
 * **observations**: the observer's tensor is the game's ``observe(player)``
-  vector, its string ``observation_string(player)``; there is no perfect-recall
-  information state.
+  vector, its string ``observation_string(player)``.
+* **information state** (hidden-information games, Hawaii and Asara): a
+  perfect-recall ``information_state_string(player)`` built from what the player
+  saw and did, the sequence of his observations after every decision and his own
+  actions (see :class:`_Recall`), and ``resample_from_infostate(player, sampler)``,
+  a state drawn consistent with it from the engine's ``determinize`` (see
+  :meth:`OpenSpielState.resample_from_infostate` for where the two differ).  This is
+  what OpenSpiel's IS-MCTS (``open_spiel.python.algorithms.ismcts.ISMCTSBot``) needs.
+  There is no information-state tensor: a perfect-recall record grows with the game;
+  the observation tensor is the compact summary a network should read.
 * **parameters**: ``players``, ``reward_mode``, ``rng_seed``, ``max_game_length``
   and every rule option (options whose value is a list or a table are given as
   JSON text, e.g. ``{"round_targets": "[9, 11, 13, 15, 17]"}``).
@@ -39,6 +47,7 @@ How the games map onto OpenSpiel:
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -130,6 +139,82 @@ class _Engine:
         self._state = engine
 
 
+class _Recall:
+    """What each player saw and did since the start of the game: the perfect-recall information state.
+
+    A player's information state is a digest chained over his observation of every position of the
+    game, each decision marked with who took it (his own with the action).  Observing every player
+    after every decision would cost more than the decision itself, also in search rollouts that never
+    ask, so the record keeps the first position and the decisions only; a player's digest is computed
+    when asked by replaying the decisions from where it last stood (the engine is deterministic: a
+    clone replays the same chance), and cached with that position per player.
+
+    Like :class:`_Engine` it copies itself cheaply when OpenSpiel deep-copies a state: positions in
+    the record are never mutated (a replay advances a clone), so copies share them."""
+
+    __slots__ = ("_actions", "_base", "_before", "_digests")
+
+    def __init__(self, base: State, digests: list[tuple[bytes, int, State | None]], before: int = 0) -> None:
+        self._base = base.clone()
+        self._before = before  # decisions taken before the base position (a resampled record)
+        #: (actor, action) of every decision since the base position
+        self._actions: list[tuple[int, int]] = []
+        #: per player: (digest, decisions digested (-1: not even the base position), position after them)
+        self._digests = digests
+
+    @classmethod
+    def start(cls, state: State, num_players: int) -> _Recall:
+        return cls(state, [(b"", -1, None)] * num_players)
+
+    def __deepcopy__(self, memo: dict) -> _Recall:
+        r = _Recall.__new__(_Recall)
+        r._base = self._base
+        r._before = self._before
+        r._actions = self._actions[:]
+        r._digests = self._digests[:]
+        return r
+
+    def record(self, actor: int, action: int) -> None:
+        self._actions.append((actor, action))
+
+    def information_state(self, player: int) -> str:
+        digest, done, position = self._digests[player]
+        actions = self._actions
+        if done < len(actions):
+            if done < 0:
+                position = self._base.clone()
+                digest = _chain(digest, b"start", position.observe(player))
+                done = 0
+            else:
+                position = position.clone()  # the cached one may be shared with copies of this record
+            for actor, action in actions[done:]:
+                position.apply(action)
+                mark = f"own {action}" if actor == player else f"player {actor}"
+                digest = _chain(digest, mark.encode(), position.observe(player))
+            self._digests[player] = (digest, len(actions), position)
+        return f"player {player}, {self._before + len(actions)} decisions: {digest.hex()}"
+
+    def resampled_for(self, player: int, state: State) -> _Recall:
+        """The record of ``state``, resampled from ``player``'s information state: his record carries
+        over; the other players' records start at the sampled position (their past is not redrawn)."""
+        self.information_state(player)  # bring his digest up to date
+        r = _Recall(state, [(_SAMPLED_FOR(player), -1, None)] * len(self._digests),
+                    self._before + len(self._actions))
+        r._digests[player] = (self._digests[player][0], 0, r._base)
+        return r
+
+
+def _chain(digest: bytes, mark: bytes, observation: np.ndarray) -> bytes:
+    h = hashlib.blake2b(digest, digest_size=16)
+    h.update(mark)
+    h.update(np.ascontiguousarray(observation, dtype=np.float32).tobytes())
+    return h.digest()
+
+
+def _SAMPLED_FOR(player: int) -> bytes:  # noqa: N802 - a constant per player
+    return hashlib.blake2b(f"sampled for player {player}".encode(), digest_size=16).digest()
+
+
 #: (game id, config) -> the most recent OpenSpiel game of that configuration (for unpickled states)
 _GAMES_BY_CONFIG: dict[tuple[str, str], Any] = {}
 
@@ -176,12 +261,14 @@ class OpenSpielGame(pyspiel.Game):
     def new_initial_state(self, *args: Any) -> OpenSpielState:
         return OpenSpielState(self)
 
-    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Observer:
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Observer | InformationStateObserver:
         if params:
             raise ValueError(f"observation parameters are not supported; passed {params}")
         if iig_obs_type is not None and iig_obs_type.perfect_recall:
-            raise ValueError(f"{self.engine_game.name}: no perfect-recall information state; "
-                             "the observation (perfect_recall=False) is what a player may know")
+            if not self.engine_cls.hidden_information:
+                raise ValueError(f"{self.engine_game.name}: no perfect-recall information state (a game of "
+                                 "perfect information); the observation (perfect_recall=False) is the position")
+            return InformationStateObserver()
         return Observer(self.engine_game)
 
 
@@ -194,6 +281,7 @@ class OpenSpielState(pyspiel.State):
         self._moves = 0
         self._max_length = game.max_length
         self._reward_mode = game.reward_mode
+        self._recall: _Recall | None = None  # hidden-information games: started with the first decision
 
     @property
     def engine_state(self) -> State:
@@ -209,8 +297,55 @@ class OpenSpielState(pyspiel.State):
         return self.engine_state.legal_actions()
 
     def _apply_action(self, action: int) -> None:
-        self.engine_state.apply(int(action))
+        state = self.engine_state
+        actor = state.current_player
+        recall = self._recall_record()
+        state.apply(int(action))
         self._moves += 1
+        if recall is not None:
+            recall.record(actor, int(action))
+
+    def _recall_record(self) -> _Recall | None:
+        """The perfect-recall record (hidden-information games), begun at the initial position."""
+        if self._recall is None and self.get_game().engine_cls.hidden_information:
+            self._recall = _Recall.start(self.engine_state, self.get_game().num_players())
+        return self._recall
+
+    def information_state(self, player: int) -> str:
+        """``player``'s perfect-recall information state as text (see :class:`_Recall`)."""
+        recall = self._recall_record()
+        if recall is None:
+            raise ValueError(f"{self.engine_state.game.name} is a game of perfect information: no information "
+                             "state beyond the observation")
+        return recall.information_state(int(player))
+
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any = None) -> OpenSpielState:
+        """A state consistent with what ``player_id`` saw and did, for information-set search.
+
+        The engine's ``determinize(player_id, rng)`` draws the hidden part (rules files: Hawaii's token
+        bag, island stack and god stacks below their tops; Asara's other hands, face-down suits, deck,
+        piles and, in the professional version, unseen lighted windows and the order of his own block
+        under the stack), seeded from ``probability_sampler`` (OpenSpiel's sampler; the game's seed
+        generator when None).  Where the two differ: ``determinize`` conditions on the player's current
+        knowledge as the engine keeps it (his observation is perfect-recall by design), not on the
+        whole action history, so a sample is consistent with everything he knows but is not drawn with
+        the posterior probability that the other players' past choices imply (their play is not
+        modelled).  The returned state keeps ``player_id``'s information state and the decision count
+        (``max_game_length``); the other players' information states start at the sampled position,
+        and its OpenSpiel ``history()`` is empty (the sampled world has no recorded past)."""
+        game = self.get_game()
+        if probability_sampler is not None:
+            seed = int(probability_sampler() * 2**63)
+        else:
+            seed = game.next_seed()
+        recall = self._recall_record()
+        engine = self.engine_state.determinize(int(player_id), seed)
+        out = OpenSpielState(game)
+        out._engine = _Engine(game, engine)
+        out._moves = self._moves
+        if recall is not None:
+            out._recall = recall.resampled_for(int(player_id), engine)
+        return out
 
     def _action_to_string(self, player: int, action: int) -> str:
         return self.engine_state.action_name(int(action))
@@ -254,6 +389,20 @@ class Observer:
         return state.engine_state.observation_string(player)
 
 
+class InformationStateObserver:
+    """OpenSpiel's PyObserver for the perfect-recall information state: a string only (no tensor)."""
+
+    def __init__(self) -> None:
+        self.tensor = np.zeros(0, np.float32)
+        self.dict: dict[str, np.ndarray] = {}
+
+    def set_from(self, state: OpenSpielState, player: int) -> None:  # no information-state tensor
+        return None
+
+    def string_from(self, state: OpenSpielState, player: int) -> str:
+        return state.information_state(player)
+
+
 def _load_game(short: str, params: dict[str, Any]) -> pyspiel.Game:
     return pyspiel.load_game(short, params)
 
@@ -275,7 +424,7 @@ def game_type(cls: type[Game]) -> pyspiel.GameType:
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         max_num_players=cls.max_players,
         min_num_players=cls.min_players,
-        provides_information_state_string=False,
+        provides_information_state_string=bool(cls.hidden_information),
         provides_information_state_tensor=False,
         provides_observation_string=True,
         provides_observation_tensor=True,

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE_DIR = {"meeplezoo": "meeplezoo", "meeplezoo.envs": "envs", "meeplezoo.agents": "agents",
                "meeplezoo.training": "training"}
 ENTRY = re.compile(r"meeplezoo\.envs\.([a-z][a-z0-9_]*)_v\d+$")
-APP = {"meeplezoo", "meeplezoo.__main__", "meeplezoo.cli", "meeplezoo.bench", "meeplezoo.openspiel",
+APP = {"meeplezoo", "meeplezoo.__main__", "meeplezoo.cli", "meeplezoo.bench", "meeplezoo.openspiel", "meeplezoo.rllib",
        "meeplezoo.testing"}
 
 

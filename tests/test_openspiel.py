@@ -1,5 +1,6 @@
 """Every game as an OpenSpiel Python game: OpenSpiel's own random-simulation test on every game and
-player count, its MCTS bot against its random bot, rl_environment, serialisation, parameters."""
+player count, its MCTS bot against its random bot, rl_environment, serialisation, parameters, and for
+the hidden-information games the perfect-recall information state with OpenSpiel's IS-MCTS bot."""
 
 from __future__ import annotations
 
@@ -50,6 +51,7 @@ def test_game_type_and_info(name):
     assert (t.min_num_players, t.max_num_players) == (cls.min_players, cls.max_players)
     assert t.provides_observation_tensor and t.provides_observation_string
     assert not t.provides_information_state_tensor
+    assert t.provides_information_state_string == cls.hidden_information
     assert game.num_players() == cls.max_players
     assert game.num_distinct_actions() == cls(cls.max_players).num_actions
     assert game.observation_tensor_shape() == list(cls(cls.max_players).observation_shape)
@@ -173,3 +175,91 @@ def test_rl_environment_steps_with_legal_action_masks():
         ts = env.step([int(rng.choice(np.flatnonzero(mask)))])
         steps += 1
     assert steps > 10 and abs(sum(ts.rewards)) < 1e-9
+
+
+# -- information state and IS-MCTS (hidden-information games) ----------------------------------------------
+HIDDEN = [pytest.param(name, n, id=f"{name}-{n}p") for name in ("hawaii", "asara")
+          for n in range(game_class(name).min_players, game_class(name).max_players + 1)]
+
+
+class _FlatEvaluator:
+    """No rollout: every leaf is worth 0 (the test is about the information-state plumbing, not strength)."""
+
+    def evaluate(self, state):
+        return [0.0] * state.get_game().num_players()
+
+    def prior(self, state):
+        legal = state.legal_actions()
+        return [(a, 1.0 / len(legal)) for a in legal]
+
+
+@pytest.mark.parametrize("name, n", HIDDEN)
+def test_ismcts_bot_plays_full_games_of_the_hidden_information_games(name, n):
+    from open_spiel.python.algorithms import ismcts
+
+    game = load(name, players=n, rng_seed=n)
+    assert game.get_type().provides_information_state_string
+    rng = np.random.RandomState(n)
+    bot = ismcts.ISMCTSBot(game, _FlatEvaluator(), uct_c=2.0, max_simulations=3, random_state=rng)
+    state = game.new_initial_state()
+    decisions = searched = 0
+    while not state.is_terminal():
+        if len(state.legal_actions()) > 1:
+            searched += 1
+        action = bot.step(state)  # asserts that every sample keeps the searcher's information state
+        assert action in state.legal_actions()
+        state.apply_action(action)
+        decisions += 1
+    assert not state.is_truncated() and searched > 10
+    assert abs(sum(state.returns())) < 1e-9 and max(state.returns()) > 0
+
+
+@pytest.mark.parametrize("name, n", [("hawaii", 3), ("asara", 3)])
+def test_information_state_is_what_the_player_saw_and_did(name, n):
+    game = load(name, players=n, rng_seed=4, **({"version": "professional"} if name == "asara" else {}))
+    state = game.new_initial_state()
+    rng = np.random.default_rng(0)
+    seen = [set() for _ in range(n)]
+    for _ in range(30):
+        for p in range(n):
+            text = state.information_state_string(p)
+            assert text.startswith(f"player {p}, {len(state.history())} decisions: ")
+            assert text not in seen[p]  # perfect recall: never the same twice along one game
+            seen[p].add(text)
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    # the same decisions give the same information state; a copy keeps it
+    # a fresh game of the same seed: its first initial state is the same deal
+    again = load(name, players=n, rng_seed=4, **({"version": "professional"} if name == "asara" else {})
+                 ).new_initial_state()
+    for a in state.history():
+        again.apply_action(a)
+    twin = again.clone()
+    for p in range(n):
+        assert again.information_state_string(p) == state.information_state_string(p)
+        assert twin.information_state_string(p) == state.information_state_string(p)
+    with pytest.raises(Exception, match="perfect information"):
+        load("kerala").new_initial_state().information_state_string(0)
+
+
+@pytest.mark.parametrize("name, n", [("hawaii", 4), ("asara", 3)])
+def test_resample_keeps_the_information_state_and_redraws_the_hidden_part(name, n):
+    options = {"version": "professional"} if name == "asara" else {}
+    game = load(name, players=n, rng_seed=6, **options)
+    state = game.new_initial_state()
+    rng = np.random.default_rng(1)
+    for _ in range(25):
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    p = state.current_player()
+    key = state.information_state_string(p)
+    truth = state.engine_state.to_json()
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    samples = [state.resample_from_infostate(p, sampler) for _ in range(6)]
+    for s in samples:
+        assert s.current_player() == p and s.information_state_string(p) == key
+        assert np.array_equal(np.asarray(s.observation_tensor(p)), np.asarray(state.observation_tensor(p)))
+        assert s.legal_actions() == state.legal_actions()
+        # play goes on in the sample, and its information state follows
+        s.apply_action(s.legal_actions()[0])
+        assert s.information_state_string(p) != key
+    assert any(s.engine_state.to_json() != truth for s in samples)  # the hidden part is redrawn
+    assert state.engine_state.to_json() == truth  # and the true state is untouched

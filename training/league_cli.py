@@ -123,6 +123,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     import sys
 
     config = _config_from_args(args)
+    if args.resume and args.matches is None:  # a league opened through the API (or killed early) stores no target
+        from .league import LeagueStorage
+
+        if LeagueStorage.exists(args.db):
+            with LeagueStorage.open(args.db, readonly=True) as store:
+                stored_target = store.target_matches
+            if stored_target == 0:
+                print(f"error: {args.db} stores no target number of matches; give one with --matches N "
+                      f"(`meeplezoo league run --db {args.db} --resume --matches N`)", file=sys.stderr)
+                return 2
     try:
         league = run_league(config, args.db, args.matches, resume=args.resume, workers=args.workers,
                             backend=args.backend, address=args.address, progress=not args.quiet)

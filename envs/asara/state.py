@@ -1383,6 +1383,26 @@ class AsaraState(State):
             bad("pending area missing")
         if self.phase == PH_SPACE and self.p_cards < 0:
             bad("pending cards missing")
+        if self.phase == PH_SPACE and self.p_cards not in self.card_choices(
+                self.current_player, area_action_target(self.p_area)[0]):
+            bad(f"p_cards={self.p_cards}: not a choice of cards the player to move can lay at the area chosen")
+        cur = self.current_player
+        unroofed = [0] * NF
+        if self.phase == PH_BUILD:
+            for m, _slot, rec in self.towers_of(cur):
+                if not rec[C.T_TURRET]:
+                    unroofed[m] += 1
+        if list(self.open_) != unroofed:
+            bad(f"open_={list(self.open_)}: the towers begun without turret in the build in progress are {unroofed}")
+        if self.phase in (PH_CARDS, PH_SPACE):  # the area chosen opens the turn: it must be one he could choose
+            if self.pending_sections != area_action_target(self.p_area)[1]:
+                bad(f"pending_sections={self.pending_sections} do not match the area chosen (p_area={self.p_area})")
+            try:
+                possible = self.clone().pending_turn_possible()
+            except (IndexError, KeyError, ValueError):
+                possible = False
+            if not possible:
+                bad(f"p_area={self.p_area}: the area chosen is closed to the player or he holds no cards to lay there")
         if self.phase == PH_MARKET and not 0 <= self.p_area < len(C.MARKET_AREAS):
             bad("market phase without a market")
         if self.phase in (PH_SPY_PILE, PH_SPY_TAKE, PH_BUILD) and self.p_space < 0:

@@ -18,8 +18,10 @@ and sets ``schema = SCHEMA`` on its State class.  From that one declaration:
   cannot be forgotten;
 * ``State._to_dict`` / ``State._from_dict`` save and load every saved field, and loading
   checks each value's type, shape and bounds with an error that names the field (a
-  :class:`~meeplezoo.envs.core.game.CorruptStateError`), then calls the game's
-  ``validate()`` for what a schema cannot say (components conserved, phase consistency);
+  :class:`~meeplezoo.envs.core.game.CorruptStateError`), and that the value is in the form
+  the state saves it (:meth:`Field.in_saved_form`: a document that loads saves back to
+  itself), then calls the game's ``validate()`` for what a schema cannot say (components
+  conserved, phase consistency);
 * ``State.from_position`` refuses unknown fields by name.
 
 Bounds and lengths are numbers or functions of the :class:`Game` (for sizes that depend on
@@ -90,6 +92,12 @@ class Field:
 
     def describe(self, game: Game | None = None) -> str:
         return type(self).__name__.lower()
+
+    def in_saved_form(self, data: Any, value: Any, game: Game) -> bool:
+        """Whether ``data`` (JSON) is what ``value``, loaded from it, saves as: a document loads only in
+        the form the state writes, so save(load(doc)) == doc for every document that loads.  Override it
+        to accept an older form that still loads (and say which)."""
+        return self.dump_for(value, game) == data
 
 
 def _bounds_text(lo: Any, hi: Any) -> str:
@@ -278,6 +286,11 @@ class Cache(Field):
         object.__setattr__(self, "copy_mode", mode)
 
 
+def _short(data: Any, limit: int = 120) -> str:
+    text = repr(data)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 class StateSchema:
     """The declared fields of one game's state (see the module docstring)."""
 
@@ -359,6 +372,19 @@ class StateSchema:
                 msg = str(e)
                 sep = "" if msg.startswith("=") else " "
                 raise error(f"{f.name}{sep}{msg}") from None
+
+    def check_saved_form(self, state: Any, data: dict[str, Any], error: Callable[[str], Exception]) -> None:
+        """Raise ``error`` naming the first field of ``data`` (loaded into ``state``) that is not in the form
+        the state saves it (:meth:`Field.in_saved_form`), e.g. elephants out of their order or a number
+        where a decimal string is saved: a document that loads saves back to itself."""
+        if self.aliases and not self.aliases.keys().isdisjoint(data):
+            data = {self.aliases.get(k, k): v for k, v in data.items()}
+        game = state.game
+        for f in self.saved:
+            value = getattr(state, f.name)
+            if not f.in_saved_form(data[f.name], value, game):
+                raise error(f"{f.name} is not in its saved form: {_short(data[f.name])} would be saved as "
+                            f"{_short(f.dump_for(value, game))}")
 
     def assign(self, state: Any, fields: dict[str, Any]) -> None:
         """Overwrite fields of ``state`` by name (positions built by tests); lists are copied so the

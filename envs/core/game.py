@@ -466,17 +466,66 @@ class State(ABC):
 
     @classmethod
     def _from_dict(cls, game: Game, data: dict[str, Any]) -> State:
-        """Rebuild from :meth:`_to_dict` output: every field checked against the schema, then
-        :meth:`refresh` and :meth:`validate`; anything inconsistent raises ``CorruptStateError``."""
+        """Rebuild from :meth:`_to_dict` output: every field checked against the schema (bounds and
+        saved form), then :meth:`refresh` and :meth:`validate`, and a position that is not over must
+        have a legal action; anything inconsistent raises ``CorruptStateError``."""
         schema = cls.schema
         if schema is None:
             raise NotImplementedError(f"{cls.__name__} declares no schema and no _from_dict()")
         s = cls.__new__(cls)
         s.game = game
-        schema.load_into(s, data, lambda msg: CorruptStateError(f"{game.name}: corrupt saved state: {msg}"))
+        def error(msg: str) -> CorruptStateError:
+            return CorruptStateError(f"{game.name}: corrupt saved state: {msg}")
+
+        schema.load_into(s, data, error)
         s.refresh()
         s.validate()
+        schema.check_saved_form(s, data, error)  # after validate: a broken invariant is the better message
+        if not s.is_terminal():
+            if not s.legal_mask().any():  # no decision ever has an empty mask
+                raise error("the position is not over and has no legal action")
+            problem = s._turn_cannot_be_played()
+            if problem:
+                raise error(problem)
         return s
+
+    #: decisions explored at most when a loaded position's turn is played out (_turn_cannot_be_played)
+    LOAD_TURN_SEARCH = 200
+
+    def _turn_cannot_be_played(self) -> str | None:
+        """Why the player to move cannot finish his turn from this position (a depth-first search over his
+        decisions until another player is to move or the game ends), or None.  A turn of several
+        decisions keeps what was chosen so far in its fields; a loaded combination the rules never build
+        plays into a decision with no legal action (or an error) a few steps later.  Bounded by
+        :attr:`LOAD_TURN_SEARCH` decisions: a turn not refuted within them is accepted."""
+        player = self.current_player
+        budget = [self.LOAD_TURN_SEARCH]
+        failure: list[str] = []
+
+        def completes(state: State) -> bool | None:  # None: budget spent
+            for action in state.legal_actions():
+                if budget[0] <= 0:
+                    return None
+                budget[0] -= 1
+                nxt = state.clone()
+                try:
+                    nxt.apply(action)
+                    if nxt.is_terminal() or nxt.current_player != player:
+                        return True
+                    if not nxt.legal_mask().any():
+                        failure.append(f"after {state.action_name(action)!r} no legal action is left")
+                        continue
+                except Exception as e:  # noqa: BLE001 - an engine error here means the fields disagree
+                    failure.append(f"{state.action_name(action)!r} fails ({type(e).__name__}: {e})")
+                    continue
+                done = completes(nxt)
+                if done is not False:
+                    return done
+            return False
+
+        if completes(self) is False:
+            return f"the turn in progress cannot be finished: {failure[0] if failure else 'no way on'}"
+        return None
 
     def to_json(self) -> str:
         return json.dumps(

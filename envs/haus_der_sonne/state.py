@@ -36,6 +36,12 @@ STG_NONE, STG_SECOND, STG_FINISH, STG_WINDOW = (int(g) for g in C.Stage)
 #: what ``draw_into`` reports: a card drawn; the round's trigger pile emptied; no card left
 DRAW_OK, DRAW_TRIGGER, DRAW_EMPTY = range(3)
 
+#: where automatic play may resume after each decision (a landing's second receiver or finish, or the buy
+#: window); the priestess interrupts either, the game's end keeps whatever was last
+_RESUME_BY_PHASE = {MAIN: (STG_NONE,), SHAMAN: (STG_NONE,), PICK: (STG_NONE,),
+                    PRIESTESS: (STG_SECOND, STG_FINISH, STG_WINDOW), BUY_SHELL: (STG_SECOND, STG_FINISH),
+                    BUY_WINDOW: (STG_WINDOW,)}
+
 SUPPLY = -1
 EMPTY = -1
 BOARD = -1  # owner of a scoring card still on the scoring board
@@ -847,6 +853,10 @@ class HausDerSonneState(State):
 
         if not game.tactical and self.lava_disc != [SUPPLY, SUPPLY]:
             raise bad("lava discs are used only in the tactical variant")
+        allowed = _RESUME_BY_PHASE.get(self.phase)
+        if allowed is not None and self.resume not in allowed:
+            raise bad(f"resume={self.resume}: the decision {PHASE_NAMES[self.phase]} continues at "
+                      f"{' or '.join(str(x) for x in allowed)}")
         if self.shaman[0] == self.shaman[1]:
             raise bad("both shamans on one node")
         if sum(self.crater) > C.LAVA_CHIPS:

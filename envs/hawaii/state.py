@@ -109,7 +109,6 @@ VP_ROUND, VP_SPEAR, VP_ISLAND, VP_FINAL = VP_ACCOUNTS = range(4)
 MAX_VP = 10_000
 MAX_RESOURCE = 10_000
 MAX_PRICE = 100
-MAX_MOVE = 10
 #: above any token value and any move cost (no token on a slot; no Pele cap)
 ABOVE_ANY = 99
 
@@ -1607,14 +1606,100 @@ class HawaiiState(State):
         for gd in GOD_TYPES:
             if self.supply[gd] != 0 or gods.count(gd) + placed[gd] != o["gods_per_kind"]:
                 raise _corrupt("god_stacks: god tiles are not conserved")
+        for t in range(NUM_TYPES):
+            if t not in SUPPLY and t not in GOD_TYPES and self.supply[t]:
+                raise _corrupt(f"supply: type {t} has no tiles in this game, the supply holds {self.supply[t]}")
+        for p in range(n):
+            n2 = self.own_side2[p][EXCHANGE_HUT]
+            owned = (self.own[p][EXCHANGE_HUT] - n2, n2)
+            for side in range(2):
+                if self.exch_used[p][side] > owned[side]:
+                    raise _corrupt(f"exch_used: player {p} used {self.exch_used[p][side]} exchange huts of side "
+                                   f"{'I' * (side + 1)}, he owns {owned[side]}")
         if self.terminal != (self.current_player == -1):
             raise _corrupt("current_player must be -1 exactly when the game is over")
+        if not self.terminal and self.phase != A.IRRIG and (self.current_player != self.order[self.turn_pos]
+                                                             or self.passed[self.current_player] >= 0):
+            raise _corrupt("current_player: the player to move is not the one whose turn it is")
+        problem = self._turn_context_problem()
+        if problem:
+            raise _corrupt(problem)
         if not self.terminal:
-            if self.phase != A.IRRIG and (self.current_player != self.order[self.turn_pos]
-                                          or self.passed[self.current_player] >= 0):
-                raise _corrupt("current_player: the player to move is not the one whose turn it is")
             if not self.legal_mask().any():
                 raise _corrupt("the position has no legal action")
+
+    def _turn_context_problem(self) -> str | None:
+        """The decision asked (``phase``) and the turn's action (``kind``) must agree with each other and
+        with the choices made so far in the turn (``c_*``, ``payments``, ``boats_sel``...), as the turn
+        sequence of rules file §12 builds them: a saved state that breaks this plays into a decision with
+        no legal action a few steps later.  Returns the broken rule, naming the field, or None."""
+        ph, kind = self.phase, self.kind
+        name = A.PHASE_NAMES[ph]
+        kinds = _PHASE_KINDS[ph]
+        if kind not in kinds:
+            allowed = " or ".join(_KIND_NAMES[k] for k in kinds)
+            return (f"kind={kind} ({_KIND_NAMES[kind]}) does not fit phase={ph} ({name}), which a turn reaches with "
+                    f"kind {allowed}")
+        if self.terminal or ph in (A.MAIN, A.IRRIG):  # between turns: nothing chosen yet
+            for f, rest in _TURN_RESET.items():
+                if getattr(self, f) != rest:
+                    return f"{f}={getattr(self, f)!r} outside a turn (phase={ph} {name}): must be {rest!r}"
+            irrig = ph == A.IRRIG
+            if irrig != bool(self.irrig_queue) or (irrig and self.irrig_queue[0] != self.current_player):
+                return "irrig_queue: the irrigation decision needs the queue, its first player to decide"
+            return None
+        if self.irrig_queue:
+            return f"irrig_queue must be empty during a turn (phase={ph} {name})"
+        need_payment = ph in (A.PAY, A.SPLIT) or (ph == A.ROW and kind == BUY)
+        if bool(self.payments) != need_payment:
+            return f"payments={self.payments!r} do not fit the decision phase={ph} ({name})"
+        if kind == BUY:
+            if self.c_slot < 0:
+                return f"c_slot: a purchase (kind={kind}) needs its slot"
+            if self.c_dock != -1 or self.c_fish or self.c_cost or self.boats_sel or any(self.pending_gain):
+                return "c_dock, c_fish, c_cost, boats_sel and pending_gain belong to boat trips, not a purchase"
+            has_token, has_tile, has_side = _PURCHASE_CHOSEN[ph]
+            taken = ph == A.KANE  # the purchase is complete: its token has left the circle, he stands there
+            if not taken and self.c_move != self.move_cost(self.current_player, self.c_slot):
+                return f"c_move={self.c_move}: the move to slot {self.c_slot} costs " \
+                       f"{self.move_cost(self.current_player, self.c_slot)}"
+            if (self.c_circle >= 0) != has_token or (
+                    has_token and not taken and self.circles[self.c_slot][self.c_circle] < 0):
+                return f"c_circle={self.c_circle}: the price token chosen does not fit phase={ph} ({name})"
+            if (self.c_tile >= 0) != has_tile or (
+                    has_tile and not taken and self.c_tile not in self.offered_tiles(self.c_slot)):
+                return f"c_tile={self.c_tile}: the tile chosen does not fit phase={ph} ({name}) at slot {self.c_slot}"
+            if ph == A.TILE and not self._buy_possible(self.current_player, self.c_slot,
+                                                       TOKEN_VALUE[self.circles[self.c_slot][self.c_circle]]):
+                return f"c_circle={self.c_circle}: the price token chosen at slot {self.c_slot} cannot be paid"
+            village = self.c_tile not in (KAHUNA, TIKI, BOAT)
+            if ph in (A.PAY, A.SPLIT) and village:
+                if self.c_row not in self.village_rows_for(self.current_player, self.c_tile):
+                    return f"c_row={self.c_row}: the village chosen cannot take tile type {self.c_tile}"
+            elif ph != A.KANE and self.c_row != -1:
+                return f"c_row={self.c_row}: no village is chosen before phase={ph} ({name})"
+            if (self.c_side > 0) != has_side and ph != A.KANE:
+                return f"c_side={self.c_side}: the side chosen does not fit phase={ph} ({name})"
+            if ph == A.KANE and self.c_tile != KANE:
+                return f"c_tile={self.c_tile}: Kane's offer (phase={ph}) follows buying Kane"
+            return None
+        # a boat trip: fishing or an island visit
+        if self.c_slot != -1 or self.c_circle != -1 or self.c_side or self.c_move or self.c_price:
+            return f"c_slot, c_circle, c_side, c_move and c_price belong to purchases, not kind={kind}"
+        if kind == FISHING:
+            if self.c_dock != -1 or self.c_tile != -1 or self.c_row != -1 or any(self.pending_gain):
+                return "c_dock, c_tile, c_row and pending_gain belong to island visits, not fishing"
+            if (self.c_fish > 0) != (ph != A.FISH) or (ph == A.FISH and (self.c_cost or self.boats_sel)):
+                return f"c_fish={self.c_fish}: the fish tokens chosen do not fit phase={ph} ({name})"
+            return None
+        if self.c_dock < 0 or self.c_fish:
+            return f"c_dock={self.c_dock}, c_fish={self.c_fish}: an island visit needs its dock and takes no fish"
+        if ph in (A.TILE, A.ROW):
+            if (self.c_tile >= 0) != (ph == A.ROW) or self.boats_sel or self.c_row != -1:
+                return f"c_tile={self.c_tile}: the island's reward tile does not fit phase={ph} ({name})"
+            if ph == A.ROW and not self.village_rows_for(self.current_player, self.c_tile):
+                return f"c_tile={self.c_tile}: the island's reward tile has no village to go to"
+        return None
 
     # -------------------------------------------------------------- display
     def action_name(self, action: int) -> str:
@@ -1622,9 +1707,38 @@ class HawaiiState(State):
 
 
 START_HUT_CODE = 0
+_KIND_NAMES = ("none", "purchase", "fishing", "island visit")
+#: the turn's actions (kind) that can be asked each decision (phase), rules file §12
+_PHASE_KINDS: dict[int, tuple[int, ...]] = {
+    A.MAIN: (0,), A.IRRIG: (0,), A.TOKEN: (BUY,), A.SIDE: (BUY,), A.KANE: (BUY,), A.FISH: (FISHING,),
+    A.TILE: (BUY, ISLAND), A.ROW: (BUY, ISLAND), A.BOATS: (FISHING, ISLAND),
+    A.PAY: (BUY, FISHING, ISLAND), A.SPLIT: (BUY, FISHING, ISLAND),
+}
+#: in a purchase, per decision: whether the price token, the tile and its side are chosen already
+_PURCHASE_CHOSEN: dict[int, tuple[bool, bool, bool]] = {
+    A.TOKEN: (False, False, False), A.TILE: (True, False, False), A.SIDE: (True, True, False),
+    A.ROW: (True, True, True), A.PAY: (True, True, True), A.SPLIT: (True, True, True), A.KANE: (True, True, True),
+}
+#: the turn's choices between turns (HawaiiState._reset_ctx)
+_TURN_RESET: dict[str, object] = {
+    "kind": 0, "c_slot": -1, "c_circle": -1, "c_tile": -1, "c_side": 0, "c_row": -1, "c_move": 0, "c_price": 0,
+    "payments": [], "pay_nf": 0, "c_fish": 0, "c_dock": -1, "c_cost": 0, "boats_sel": [], "pending_gain": [0, 0, 0],
+}
 
 def _corrupt(msg: str) -> CorruptStateError:
     return CorruptStateError(f"hawaii: corrupt saved state: {msg}")
+
+
+def _max_move(g: Game) -> int:
+    """The dearest move of the configuration's board (§12.1: the longest distance; staying costs 1)."""
+    assert isinstance(g, HawaiiGame)
+    return max(1, *g.beach_dist, *(d for row in g.slot_dist for d in row))
+
+
+def _max_payment(g: Game) -> int:
+    """The largest single payment of the configuration (a price, a dock or the dearest fishing trip)."""
+    assert isinstance(g, HawaiiGame)
+    return g.pay_size - 1
 
 
 def _players(g: Game) -> int:
@@ -1702,14 +1816,14 @@ SCHEMA = StateSchema("hawaii", [
     Int("c_tile", -1, NUM_TYPES - 1, doc="the tile type chosen, or -1"),
     Int("c_side", 0, 2, doc="the side chosen (0 = not yet)"),
     Int("c_row", -1, NUM_ROWS - 1, doc="the village chosen, or -1"),
-    Int("c_move", 0, MAX_MOVE, doc="the feet the move costs"),
-    Int("c_price", 0, MAX_PRICE, doc="the shells the purchase costs"),
+    Int("c_move", 0, _max_move, doc="the feet the move costs"),
+    Int("c_price", 0, _max_payment, doc="the shells the purchase costs"),
     Custom("payments", copy=list.copy, save=lambda v: [list(x) for x in v], load=_load_payments,
            doc="payments still to make: (amount, resource type) pairs"),
     Int("pay_nf", 0, lambda g: g.pay_size - 1, doc="fruit chosen for the payment being split"),
     Int("c_fish", 0, A.MAX_FISH_TAKE, doc="fish tokens to take"),
     Int("c_dock", -1, NUM_DOCKS - 1, doc="the dock visited, or -1"),
-    Int("c_cost", 0, MAX_PRICE, doc="the units the boats must carry"),
+    Int("c_cost", 0, _max_payment, doc="the units the boats must carry"),
     IntList("boats_sel", None, 0, MAX_BOATS, doc="the boats chosen for the launch (0 = fishing boat)"),
     IntList("pending_gain", NUM_RESOURCES, 0, MAX_PRICE, doc="resources gained that may fund the payment"),
     IntList("irrig_queue", None, 0, _last_player, doc="players still to choose an irrigation resource"),

@@ -1292,7 +1292,8 @@ class _Offer(IntList):
 
 @dataclass(frozen=True)
 class _DecimalRng(RngField):
-    """The chance stream, saved as a decimal string of its 64-bit state (exact in any JSON reader)."""
+    """The chance stream, saved as a decimal string of its 64-bit state (exact in any JSON reader); a plain
+    number is read but refused on load as not the saved form (``Field.in_saved_form``)."""
 
     def dump(self, value: Any) -> Any:
         return str(value.s)
