@@ -93,7 +93,12 @@ class Session:
         if not isinstance(seats, list) or len(seats) != game.num_players:
             raise RequestError(f"seats must list {game.num_players} entries ('human' or an agent spec), "
                                f"got {seats!r}")
-        self.seats = [HUMAN if s == HUMAN else limits.agent_spec(s) for s in seats]
+        self.seats = []
+        for i, spec in enumerate(seats):
+            try:
+                self.seats.append(HUMAN if spec == HUMAN else limits.agent_spec(spec))
+            except RequestError as e:
+                raise RequestError(f"seat {i}: {e}") from None
         self.seed = seed
         self.agents: dict[int, Any] = {}
         for i, spec in enumerate(self.seats):  # build them now: a bad spec or checkpoint fails the request
@@ -332,7 +337,9 @@ class Session:
         open_ = self.sees_all()
         terminal = state.is_terminal()
         to_move = None if terminal else int(state.current_player)
-        if open_:
+        if open_ and self.game.hidden_information:  # every seat's own view, one after the other
+            text = "\n\n".join(state.observation_string(p) for p in range(self.game.num_players))
+        elif open_:
             text = state.render_text()
         else:
             text = state.observation_string(viewer)
