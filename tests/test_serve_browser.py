@@ -26,8 +26,6 @@ from test_replay import CHROMIUM, Chromium, png_pixels  # noqa: E402
 from meeplezoo.agents.registry import make  # noqa: E402
 from meeplezoo.serve import Limits, create_app  # noqa: E402
 
-#: the games whose whole game is played in the default suite (the others' are long: marked slow)
-QUICK = ("kerala", "hawaii", "asara")
 GAMES = ("kerala", "hawaii", "asara", "haus_der_sonne")
 
 
@@ -138,14 +136,8 @@ def _full_game(server, browser, game: str) -> None:
     assert png_pixels(browser.screenshot()).std() > 5
 
 
-@pytest.mark.parametrize("game", QUICK)
+@pytest.mark.parametrize("game", GAMES)
 def test_full_game_by_clicking(server, browser, game):
-    _full_game(server, browser, game)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("game", [g for g in GAMES if g not in QUICK])
-def test_full_game_by_clicking_long(server, browser, game):
     _full_game(server, browser, game)
 
 

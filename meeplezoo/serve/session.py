@@ -35,6 +35,8 @@ from .limits import Limits, RequestError
 HUMAN = "human"
 #: determinizations compared with the true position before its picture is shown to one seat
 PICTURE_CHECKS = 2
+#: determinizations a hidden move of another seat is compared in (see Session.move_name)
+NAME_CHECKS = 8
 #: the largest number of actions a replay may bring (a game is far shorter)
 MAX_REPLAY_ACTIONS = 20_000
 
@@ -280,24 +282,37 @@ class Session:
         return self.open_view or not self.game.hidden_information
 
     def move_name(self, step: int, viewer: int) -> str:
-        """The name of the move from ``step`` as ``viewer`` knows it: a hidden choice of another player is
-        named only when no other legal action would have left the viewer's observation the same."""
+        """The name of the move from ``step`` as ``viewer`` knows it.
+
+        Another seat's move in a hidden-information game is named only when the viewer could tell it from
+        every other move that seat might have made: in the position itself and in determinizations for the
+        viewer (other hands the seat might hold, where the move itself may not even be legal), no other
+        action leaves the viewer's observation as the move left it. A determinization in which the move
+        itself is legal but does not reproduce that observation (a draw the viewer sees) is left out.
+        """
         state, action = self.states[step], self.actions[step]
         if self.sees_all() or state.current_player == viewer:
             return state.action_name(action)
         key = (step, viewer)
         if key not in self._names:
             seen = self.states[step + 1].observe(viewer)
-            alike = 0
-            for b in state.legal_actions():
-                if b == action:
-                    continue
-                s = state.clone()
-                s.apply(int(b))
-                if np.array_equal(s.observe(viewer), seen):
-                    alike += 1
-            self._names[key] = state.action_name(action) if alike == 0 else \
-                f"a hidden choice (one of {alike + 1} that look alike to you)"
+            rng = np.random.default_rng(step)
+            alike: set[int] = set()
+            for d in [state, *(state.determinize(viewer, rng) for _ in range(NAME_CHECKS))]:
+                mask = d.legal_mask()
+                if mask[action]:
+                    after = d.clone()
+                    after.apply(action)
+                    if not np.array_equal(after.observe(viewer), seen):
+                        continue
+                for b in np.flatnonzero(mask):
+                    if int(b) != action and int(b) not in alike:
+                        c = d.clone()
+                        c.apply(int(b))
+                        if np.array_equal(c.observe(viewer), seen):
+                            alike.add(int(b))
+            self._names[key] = state.action_name(action) if not alike else \
+                f"a hidden choice (one of at least {len(alike) + 1} that look alike to you)"
         return self._names[key]
 
     def picture_is_public(self, step: int, viewer: int) -> bool:
@@ -363,7 +378,6 @@ class Session:
             "text": text, "legal": legal, "history": history, "result": result,
             "picture": f"/api/games/{self.id}/picture/{step}.png?seat={viewer}"
                        f"&open={int(self.open_view)}&n={self.last}",
-            "picture_is_board": self.picture_is_public(step, viewer),
             "can_save_replay": self.seed is not None and (terminal or open_),
             "can_save_state": open_,
         }

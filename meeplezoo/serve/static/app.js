@@ -188,7 +188,6 @@ function show(view) {
     board.onload = () => { document.body.dataset.pictureLoaded = "true"; };
     board.src = view.picture;
   }
-  $("board-note").hidden = view.picture_is_board;
   $("text").textContent = view.text;
 
   // the legal actions, as buttons
