@@ -120,6 +120,7 @@ class Session:
         self.lock = threading.Lock()
         self._picture_ok: dict[tuple[int, int], bool] = {}
         self._names: dict[tuple[int, int], str] = {}
+        self._history: dict[int, list[dict[str, Any]]] = {}  # per viewer (-1: all open), grown move by move
 
     # -- construction from requests --------------------------------------------------------------
     @classmethod
@@ -191,9 +192,14 @@ class Session:
 
     def _cut(self) -> None:
         """Play from the position on screen: forget the positions after it."""
+        if self.cursor == self.last:
+            return
         del self.states[self.cursor + 1:]
         del self.actions[self.cursor:]
         self._names = {k: v for k, v in self._names.items() if k[0] < self.cursor}
+        self._picture_ok = {k: v for k, v in self._picture_ok.items() if k[0] <= self.cursor}
+        for h in self._history.values():
+            del h[self.cursor:]
 
     def seat_is_human(self, player: int) -> bool:
         return self.seats[player] == HUMAN
@@ -291,9 +297,10 @@ class Session:
         itself is legal but does not reproduce that observation (a draw the viewer sees) is left out.
         """
         state, action = self.states[step], self.actions[step]
-        if self.sees_all() or state.current_player == viewer:
-            return state.action_name(action)
-        key = (step, viewer)
+        named = self.sees_all() or state.current_player == viewer
+        key = (step, -1 if named else viewer)
+        if named and key not in self._names:
+            self._names[key] = state.action_name(action)
         if key not in self._names:
             seen = self.states[step + 1].observe(viewer)
             rng = np.random.default_rng(step)
@@ -361,8 +368,9 @@ class Session:
         legal = []
         if to_move is not None and (to_move == viewer or open_):
             legal = [{"action": int(a), "name": state.action_name(int(a))} for a in state.legal_actions()]
-        history = [{"step": i, "player": int(self.states[i].current_player), "name": self.move_name(i, viewer)}
-                   for i in range(self.last)]
+        history = self._history.setdefault(-1 if open_ else viewer, [])
+        history.extend({"step": i, "player": int(self.states[i].current_player), "name": self.move_name(i, viewer)}
+                       for i in range(len(history), self.last))
         result = None
         if terminal:
             result = {"scores": [float(x) for x in state.scores()],
