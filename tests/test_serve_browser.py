@@ -219,3 +219,21 @@ def test_bad_spec_shows_a_clear_error(server, browser):
     message = browser.js("document.getElementById('error').textContent")
     assert message.startswith("seat 1:") and "/etc/passwd.zip" in message and "checkpoint folder" in message
     assert browser.js("document.getElementById('play').hidden") is True
+
+
+def test_places_on_the_hawaii_board_are_clickable(server, browser):
+    app, url = server
+    start_game(browser, url, "hawaii", "heuristic", seed=3)
+    s = session_of(app, browser)
+    browser.wait_for("document.querySelectorAll('#targets button').length > 0")
+    targets = browser.js("[...document.querySelectorAll('#targets button')].map(b => [Number(b.dataset.action),"
+                         " b.title])")
+    state = s.states[s.cursor]
+    legal = set(state.legal_actions())
+    assert targets and all(a in legal and name == state.action_name(a) and name.startswith("buy at P")
+                           for a, name in targets)
+    step = s.cursor
+    action, name = targets[-1]
+    click(browser, f'#targets button[data-action="{action}"]')
+    browser.wait_for(f"document.body.dataset.step !== '{step}'")
+    assert s.actions[step] == action  # the place clicked on the picture was played

@@ -103,3 +103,49 @@ def inspect_position(agent: Any, state: Any, heuristic: Any | None = None) -> di
         out["heuristic_choice"] = int(act_on_state(heuristic, state.clone()))
     out["actions"] = [rows[a] for a in legal]
     return out
+
+
+def inspection_html(result: dict[str, Any], rows: int = 12) -> str:
+    """The inspector's table as static HTML (bars drawn with CSS): the page's panel, for a notebook cell.
+
+    ``result`` is what :func:`inspect_position` returns; the ``rows`` actions with the most visits (else the
+    highest prior, else the first) are shown, the agent's choice marked with a star, the heuristic's with a
+    diamond.
+    """
+    from html import escape
+
+    actions = sorted(result["actions"], key=lambda a: -(a.get("share", a.get("prior", 0.0)) or 0.0))[:rows]
+    cols = [k for k in ("prior", "share", "value", "score") if any(k in a for a in actions)]
+    label = {"prior": "network prior", "share": "search visits", "value": "search value", "score": "heuristic score"}
+
+    def cell(a: dict[str, Any], k: str) -> str:
+        x = a.get(k)
+        if x is None:
+            return "<td></td>"
+        if k == "score":
+            return f"<td>{x:.2f}</td>"
+        if k == "value":
+            w, left, colour = 50 * min(1.0, abs(x)), 50 if x >= 0 else 50 - 50 * min(1.0, abs(x)), \
+                "#3a9a5b" if x >= 0 else "#c0504d"
+            text = f"{x:+.2f}"
+        else:
+            w, left, colour, text = 100 * max(0.0, min(1.0, x)), 0, "#2f6f9f", f"{100 * x:.1f}%"
+        return (f'<td><div style="position:relative;width:90px;height:13px;background:#eee">'
+                f'<span style="position:absolute;left:{left}%;width:{w}%;top:0;bottom:0;background:{colour}"></span>'
+                f'<em style="position:absolute;left:3px;top:-2px;font-size:10px;font-style:normal">{text}</em>'
+                f"</div></td>")
+
+    head = "".join(f"<th>{label[k]}</th>" for k in cols)
+    body = []
+    for a in actions:
+        marks = (" &#9733;" if a["action"] == result["choice"] else "") + \
+            (" &#9670;" if a["action"] == result.get("heuristic_choice") else "")
+        body.append(f'<tr><td style="text-align:left">{escape(a["name"])}{marks}</td>'
+                    + "".join(cell(a, k) for k in cols) + "</tr>")
+    seats = ""
+    if result.get("seat_values"):
+        seats = "value per seat: " + ", ".join(
+            f"seat {i} {'n/a' if v is None else f'{v:+.3f}'}" for i, v in enumerate(result["seat_values"]))
+    return (f'<div style="font:12px sans-serif"><b>{escape(str(result["agent"]))}</b>, seat {result["player"]} '
+            f"to move. {seats}<table><tr><th>action</th>{head}</tr>{''.join(body)}</table>"
+            "&#9733; the agent's choice, &#9670; the heuristic's</div>")

@@ -8,8 +8,9 @@ What a page is shown goes through :meth:`Session.view` for one seat (the *viewer
 ``observation_string``, the legal actions only when the viewer is to move, the history with other
 players' moves named only as far as the viewer can tell them apart, scores only at the end, and a board
 picture only when it shows nothing a determinization for the viewer would change (else the viewer's
-text view drawn as a picture). The analysis view ("all cards open") shows everything; it is off until
-asked for.
+text view drawn as a picture), with clickable targets where the game's renderer places an action on it
+(``action_regions(state)``, e.g. Hawaii's places). The analysis view ("all cards open") shows everything;
+it is off until asked for.
 """
 
 from __future__ import annotations
@@ -368,6 +369,16 @@ class Session:
         legal = []
         if to_move is not None and (to_move == viewer or open_):
             legal = [{"action": int(a), "name": state.action_name(int(a))} for a in state.legal_actions()]
+        regions = []
+        if legal:
+            try:
+                targets = getattr(self.game.renderer(), "action_regions", None)
+            except NotImplementedError:  # a game without a renderer module
+                targets = None
+            if targets is not None and self.picture_is_public(step, viewer):
+                boxes = targets(state)
+                regions = [{"action": a["action"], "name": a["name"], "box": list(boxes[a["action"]])}
+                           for a in legal if a["action"] in boxes]
         history = self._history.setdefault(-1 if open_ else viewer, [])
         history.extend({"step": i, "player": int(self.states[i].current_player), "name": self.move_name(i, viewer)}
                        for i in range(len(history), self.last))
@@ -383,7 +394,7 @@ class Session:
             "viewer": viewer, "open_view": self.open_view, "hidden_information": bool(self.game.hidden_information),
             "step": step, "last": self.last, "to_move": to_move,
             "human_to_move": to_move is not None and self.seat_is_human(to_move), "terminal": terminal,
-            "text": text, "legal": legal, "history": history, "result": result,
+            "text": text, "legal": legal, "regions": regions, "history": history, "result": result,
             "picture": f"/api/games/{self.id}/picture/{step}.png?seat={viewer}"
                        f"&open={int(self.open_view)}&n={self.last}",
             "can_save_replay": self.seed is not None and (terminal or open_),

@@ -185,10 +185,12 @@ function show(view) {
   if (board.dataset.src !== view.picture) {
     board.dataset.src = view.picture;
     document.body.dataset.pictureLoaded = "false";
-    board.onload = () => { document.body.dataset.pictureLoaded = "true"; };
+    board.onload = () => { document.body.dataset.pictureLoaded = "true"; placeTargets(); };
     board.src = view.picture;
   }
   $("text").textContent = view.text;
+
+  placeTargets();
 
   // the legal actions, as buttons
   const box = $("actions");
@@ -227,6 +229,25 @@ function show(view) {
   if (inspection && inspection.step !== view.step) { inspection = null; $("inspector").innerHTML = ""; }
   highlight();
   document.body.dataset.ready = "true";
+}
+
+function placeTargets() {
+  // clickable places on the picture, where the game's renderer says an action points (scaled with the picture)
+  const box = $("targets"), board = $("board");
+  box.innerHTML = "";
+  if (!game || !board.naturalWidth || board.dataset.src !== game.picture) return;
+  const k = board.clientWidth / board.naturalWidth;
+  const clickable = game.human_to_move && (game.to_move === game.viewer || game.open_view || !game.hidden_information);
+  if (!clickable) return;
+  for (const r of game.regions) {
+    const [x0, y0, x1, y1] = r.box;
+    const b = el("button", {"data-action": String(r.action), title: r.name, "aria-label": r.name});
+    Object.assign(b.style, {left: `${x0 * k}px`, top: `${y0 * k}px`, width: `${(x1 - x0) * k}px`,
+      height: `${(y1 - y0) * k}px`});
+    b.addEventListener("click", () => act("play", {action: r.action, step: game.step}));
+    box.append(b);
+  }
+  highlight();
 }
 
 function schedule() {
@@ -284,7 +305,7 @@ function renderInspection(r) {
 }
 
 function highlight() {
-  for (const b of $("actions").querySelectorAll("button")) {
+  for (const b of document.querySelectorAll("#actions button, #targets button")) {
     b.classList.toggle("hl-agent", !!inspection && Number(b.dataset.action) === inspection.choice);
   }
 }
@@ -342,6 +363,7 @@ async function init() {
   $("viewer").addEventListener("change", () => act("goto", {step: game.step}));
   $("open-view").addEventListener("change", () => act("open", {open: $("open-view").checked}));
   $("inspect").addEventListener("click", inspect);
+  window.addEventListener("resize", placeTargets);
   document.addEventListener("keydown", (ev) => {
     if (!game || ev.target.tagName === "INPUT" || ev.target.tagName === "SELECT") return;
     if (ev.key === "ArrowLeft") act("goto", {step: Math.max(0, game.step - 1)});
