@@ -382,3 +382,17 @@ def test_cli_serve_defaults_to_localhost():
     assert args.host == "127.0.0.1" and args.port == 8000 and args.checkpoints is None
     args = build_parser().parse_args(["serve", "--port", "9000", "--host", "0.0.0.0", "--checkpoints", "a"])
     assert args.port == 9000 and args.host == "0.0.0.0" and args.checkpoints == ["a"]
+
+
+def test_hawaii_places_are_targets_on_the_picture_for_the_seat_to_move(client):
+    v = new(client, "hawaii", seats=["human", "heuristic"], seed=3)
+    v = agents_move(client, v)
+    s = session(client, v)
+    state = s.states[v["step"]]
+    assert v["regions"], "the places of the island are clickable in the main decision"
+    for r in v["regions"]:
+        assert state.legal_mask()[r["action"]] and r["name"] == state.action_name(r["action"])
+        x0, y0, x1, y1 = r["box"]
+        assert 0 <= x0 < x1 and 0 <= y0 < y1
+    other = client.get(f"/api/games/{v['id']}?seat=1").json()  # not seat 1's move: nothing to click
+    assert other["regions"] == [] and other["legal"] == []

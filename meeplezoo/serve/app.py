@@ -19,6 +19,7 @@ game as it was):
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,15 @@ def create_app(limits: Limits | None = None) -> Starlette:
                 return _error(str(e.args[0]) if e.args else "not found", 404)
             return result if isinstance(result, Response) else JSONResponse(result)
         return endpoint
+
+    compute = threading.BoundedSemaphore(limits.max_parallel)
+
+    def computing(fn: Callable[[Session, Request, Any], Any]) -> Callable[[Session, Request, Any], Any]:
+        """At most ``limits.max_parallel`` agent moves and inspections run at once, over all games."""
+        def run(s: Session, request: Request, body: Any) -> Any:
+            with compute:
+                return fn(s, request, body)
+        return run
 
     def session_of(request: Request) -> Session:
         return sessions.get(request.path_params["sid"])
@@ -169,11 +179,11 @@ def create_app(limits: Limits | None = None) -> Starlette:
         Route("/api/games", guarded(new_game), methods=["POST"]),
         Route(g, guarded(locked(show)), methods=["GET"]),
         Route(g + "/play", guarded(locked(play)), methods=["POST"]),
-        Route(g + "/advance", guarded(locked(advance)), methods=["POST"]),
+        Route(g + "/advance", guarded(locked(computing(advance))), methods=["POST"]),
         Route(g + "/undo", guarded(locked(undo)), methods=["POST"]),
         Route(g + "/goto", guarded(locked(goto)), methods=["POST"]),
         Route(g + "/open", guarded(locked(open_view)), methods=["POST"]),
-        Route(g + "/inspect", guarded(locked(inspect)), methods=["POST"]),
+        Route(g + "/inspect", guarded(locked(computing(inspect))), methods=["POST"]),
         Route(g + "/picture/{step}.png", guarded(locked(picture)), methods=["GET"]),
         Route(g + "/replay.json", guarded(locked(replay)), methods=["GET"]),
         Route(g + "/state.json", guarded(locked(state)), methods=["GET"]),

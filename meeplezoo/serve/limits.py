@@ -38,6 +38,8 @@ class Limits:
     max_sims: int = 2000
     max_time: float = 5.0
     max_sessions: int = 32
+    #: agent moves and inspections computed at once over all games (the others wait their turn)
+    max_parallel: int = 2
 
     def __post_init__(self) -> None:
         self.checkpoint_dirs = [Path(d).expanduser().resolve() for d in self.checkpoint_dirs]
