@@ -113,6 +113,7 @@ async function startGame(body) {
   } catch (e) {
     showError(e.message);
   }
+  schedule();  // an agent in the first seat to move starts the game
 }
 
 // -- the game -------------------------------------------------------------------------------------
@@ -293,7 +294,7 @@ function renderInspection(r) {
   for (const a of rows) {
     const marks = (a.action === r.choice ? " \u2605" : "") + (a.action === r.heuristic_choice ? " \u25c6" : "");
     const row = el("tr", {"data-action": String(a.action), class: a.action === r.choice ? "agent-choice" : ""},
-      el("td", {class: "name", title: a.name}, a.name, el("span", {class: "mark"}, marks)));
+      el("td", {class: "name", title: a.name}, el("span", {class: "mark"}, marks.trim() + (marks ? " " : "")), a.name));
     for (const [k] of cols) {
       if (k === "score") row.append(el("td", {}, a.score === undefined || a.score === null ? "" : a.score.toFixed(2)));
       else row.append(bar(a[k], k === "value" ? "value" : ""));
