@@ -237,3 +237,17 @@ def test_places_on_the_hawaii_board_are_clickable(server, browser):
     click(browser, f'#targets button[data-action="{action}"]')
     browser.wait_for(f"document.body.dataset.step !== '{step}'")
     assert s.actions[step] == action  # the place clicked on the picture was played
+
+
+def test_an_agent_in_the_first_seat_opens_the_game(server, browser):
+    app, url = server
+    browser.open(url)
+    set_value(browser, "#game", "kerala")
+    set_value(browser, '.seat-kind[data-seat="0"]', "heuristic")
+    set_value(browser, '.seat-kind[data-seat="1"]', "human")
+    set_value(browser, "#pace", "0")
+    click(browser, "#start")
+    page = settled(browser)
+    s = session_of(app, browser)
+    assert page["humanToMove"] == "true" and s.last >= 1 and s.states[s.last].current_player == 1
+    assert all(s.states[i].current_player == 0 for i in range(s.last))  # the heuristic played until seat 1's turn
