@@ -14,6 +14,7 @@ for name, folder in PACKAGE_DIR.items():
     packages += [name, *(f"{name}.{sub}" for sub in find_packages(folder))]
 
 # the pretrained networks shipped with the agents (meeplezoo.agents.pretrained)
-PACKAGE_DATA = {"meeplezoo.agents.pretrained": ["*.zip"]}
+# and the web app's front end (meeplezoo serve: plain HTML, JS and CSS, no build step)
+PACKAGE_DATA = {"meeplezoo.agents.pretrained": ["*.zip"], "meeplezoo.serve": ["static/*"]}
 
 setup(package_dir=PACKAGE_DIR, packages=packages, package_data=PACKAGE_DATA, include_package_data=True)

@@ -359,6 +359,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--clock", choices=("wall", "cpu"), default="wall", help="wall time or process CPU time")
     p.set_defaults(func=cmd_bench)
 
+    from meeplezoo import serve  # the whole command lives in meeplezoo/serve/
+
+    p = sub.add_parser("serve", help="play and inspect agents in the browser (a local web app)")
+    serve.add_arguments(p)
+    p.set_defaults(func=serve.run)
+
     seen = set()
     for module in EXTRA_COMMANDS.values():
         if module in seen:

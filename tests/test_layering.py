@@ -96,7 +96,7 @@ def unit(name: str) -> tuple[int, str]:
         return 3, "agents"
     if name == "meeplezoo.training" or name.startswith("meeplezoo.training."):
         return (5, "app") if name.endswith("_cli") else (4, "training")
-    if name in APP:
+    if name in APP or name.startswith("meeplezoo.serve"):
         return 5, "app"
     raise AssertionError(f"module {name} has no layer: add it to tests/test_layering.py")
 

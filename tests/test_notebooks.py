@@ -5,8 +5,8 @@ MEEPLEZOO_NOTEBOOK_STATIC=1``: small budgets, replays as pictures) so that a
 repository viewer shows them; the tests below check those outputs are complete,
 error-free and small, and execute every notebook again.
 
-They are executed in order (02 leaves the checkpoint that 03 explores and 04
-enters in its league) in one scratch folder, with ``MEEPLEZOO_FAST=1`` so the
+They are executed in order (02 leaves the checkpoint that 04 enters in its
+league; 03 explores the shipped network) in one scratch folder, with ``MEEPLEZOO_FAST=1`` so the
 budgets are small.  This is what ``MEEPLEZOO_FAST=1 pytest --nbmake notebooks/``
 does too; running them here puts them in the default suite.  A notebook whose
 pieces have not landed (a game, a heuristic, the MCTS agent) is skipped with

@@ -126,6 +126,23 @@ def _font():  # noqa: ANN202 - PIL font
     return default_font()
 
 
+PLACE_W, PLACE_H = 120, 58  # a place on the island picture
+
+
+def place_box(slot: int) -> tuple[int, int, int, int]:
+    """``(x0, y0, x1, y1)`` of place ``slot`` (P1 is 0) on the picture of :func:`render_rgb`."""
+    cx, ry = SLOT_POS[slot]
+    x0 = 40 + cx * (PLACE_W // 2 + 4)
+    y0 = 12 + ry * (PLACE_H + 6)
+    return x0, y0, x0 + PLACE_W, y0 + PLACE_H
+
+
+def action_regions(s: Any) -> dict[int, tuple[int, int, int, int]]:
+    """Where on the picture an action points: each ``buy at Pk`` at its place (a clickable picture's targets)."""
+    codec = s.game.codec
+    return {codec.encode(A.MAIN, sl): place_box(sl) for sl in range(NUM_SLOTS)}
+
+
 def render_rgb(s: Any) -> np.ndarray:
     """The main island as a 2-3-3-2 grid of places with their tokens, the beach with cove, docks and
     sequence track, and one board per player (villages as coloured tiles, Tikis above, Kahunas left)."""
@@ -140,11 +157,10 @@ def render_rgb(s: Any) -> np.ndarray:
     # sea and island
     d.rectangle((0, 0, 560, 330), fill=(120, 190, 230))
     d.ellipse((10, 5, 550, 300), fill=(130, 180, 90))
-    pw, ph = 120, 58
+    pw = PLACE_W
     for sl in range(NUM_SLOTS):
-        cx, ry = SLOT_POS[sl]
-        x0 = 40 + cx * (pw // 2 + 4)
-        y0 = 12 + ry * (ph + 6)
+        x0, y0, _, _ = place_box(sl)
+        ph = PLACE_H
         pl = s.slot_place[sl]
         d.rectangle((x0, y0, x0 + pw, y0 + ph), fill=(235, 215, 160), outline=(90, 60, 30), width=2)
         d.text((x0 + 4, y0 + 2), f"P{sl + 1} {PLACE_NAMES[pl][:10]}", fill=(40, 30, 20), font=font)
