@@ -14,6 +14,6 @@ for name, folder in PACKAGE_DIR.items():
     packages += [name, *(f"{name}.{sub}" for sub in find_packages(folder))]
 
 # the pretrained networks shipped with the agents (meeplezoo.agents.pretrained)
-PACKAGE_DATA = {"meeplezoo.agents.pretrained": ["*.zip"]}
+PACKAGE_DATA = {"meeplezoo.agents.pretrained": ["*.zip"], "meeplezoo.training": ["ladders/*.json"]}
 
 setup(package_dir=PACKAGE_DIR, packages=packages, package_data=PACKAGE_DATA, include_package_data=True)
