@@ -166,7 +166,7 @@ class Ladder:
     version: str
     members: list[MemberRating]
     matches: int
-    cpu_seconds: float
+    match_seconds: float
     command: str
     rating: RatingConfig = field(default_factory=RatingConfig)
 
@@ -184,7 +184,7 @@ class Ladder:
     def to_json(self) -> dict[str, Any]:
         return {"format": LADDER_FORMAT, "key": self.spec.key, "version": self.version,
                 "game": self.spec.game, "num_players": self.spec.num_players, "options": dict(self.spec.options),
-                "matches": self.matches, "cpu_seconds": round(self.cpu_seconds, 1), "command": self.command,
+                "matches": self.matches, "match_seconds": round(self.match_seconds, 1), "command": self.command,
                 "rating": self.rating.to_dict(), "members": [asdict(m) for m in self.members]}
 
     @classmethod
@@ -195,13 +195,14 @@ class Ladder:
             spec = LadderSpec(d["game"], int(d["num_players"]), tuple(sorted(d["options"].items())))
             members = [MemberRating(str(m["label"]), str(m["spec"]), float(m["mu"]), float(m["sigma"]),
                                     int(m["games"]), float(m["win_rate"])) for m in d["members"]]
-            return cls(spec, str(d["version"]), members, int(d["matches"]), float(d["cpu_seconds"]),
+            return cls(spec, str(d["version"]), members, int(d["matches"]), float(d["match_seconds"]),
                        str(d["command"]), RatingConfig.from_dict(d["rating"]))
         except (KeyError, TypeError, ValueError, AttributeError) as e:
             raise ValueError(f"{source}: not a ladder file ({e})") from None
 
     def format(self) -> str:
-        lines = [f"ladder {self.name}: {self.matches} matches, {self.cpu_seconds / 3600:.2f} CPU h",
+        hours = self.match_seconds / 3600
+        lines = [f"ladder {self.name}: {self.matches} matches, {hours:.2f} h of matches (one core each)",
                  f"{'member':<22} {'spec':<24} {'elo':>6} {'95% interval':>14} {'games':>6} {'win':>6}"]
         for m in sorted(self.members, key=lambda m: -m.mu):
             e, lo, hi = m.elo(self.rating)
