@@ -1,6 +1,6 @@
 """Build (or continue) the shipped ratings of every reference ladder, cheapest configurations first.
 
-Each ladder is a seeded league among its members stored in ``ladders/<key>.sqlite`` (resumable: run the same
+Each ladder is a seeded league among its members stored in ``benchmarks/results/ladders/<key>.sqlite`` (resumable: run the same
 command again after an interruption and it continues from the stored matches); when a ladder's league is
 complete its ratings are written to ``training/ladders/<key>.json`` (package data).
 
@@ -25,7 +25,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--matches", type=int, default=BUILD_MATCHES)
     ap.add_argument("--only", action="append", help="a ladder key (repeatable)")
-    ap.add_argument("--db-dir", default="ladders")
+    ap.add_argument("--db-dir", default="benchmarks/results/ladders")
     args = ap.parse_args()
     specs = sorted(ladder_specs(), key=lambda s: (ORDER.index(s.game), s.num_players, s.options))
     if args.only:
