@@ -1,8 +1,8 @@
 """Build (or continue) the shipped ratings of every reference ladder, cheapest configurations first.
 
-Each ladder is a seeded league among its members stored in ``benchmarks/results/ladders/<key>.sqlite`` (resumable: run the same
-command again after an interruption and it continues from the stored matches); when a ladder's league is
-complete its ratings are written to ``training/ladders/<key>.json`` (package data).
+Each ladder is a seeded league among its members stored in ``benchmarks/results/ladders/<key>.sqlite``
+(resumable: run the same command again after an interruption and it continues from the stored matches); when a
+ladder's league is complete its ratings are written to ``training/ladders/<key>.json`` (package data).
 
     python scripts/build_ladders.py --workers 2                  # every ladder
     python scripts/build_ladders.py --only kerala-2p --only hawaii-2p

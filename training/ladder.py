@@ -211,6 +211,16 @@ class Ladder:
         return "\n".join(lines)
 
 
+def markdown(ladders: list[Ladder]) -> str:
+    """One Markdown table of ladders (member, spec, Elo, 95% interval, games), strongest member first."""
+    rows = ["| ladder | member | spec | elo | 95% interval | games |", "|---|---|---|---:|---|---:|"]
+    for lad in ladders:
+        for m in sorted(lad.members, key=lambda m: -m.mu):
+            e, lo, hi = m.elo(lad.rating)
+            rows.append(f"| `{lad.name}` | {m.label} | `{m.spec}` | {e:.0f} | [{lo:.0f}, {hi:.0f}] | {m.games} |")
+    return "\n".join(rows)
+
+
 def ladder_path(spec: LadderSpec) -> Path:
     return DATA / f"{spec.key}.json"
 

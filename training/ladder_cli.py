@@ -38,6 +38,7 @@ def add_parser(subparsers: Any) -> None:
     ladder = subparsers.add_parser("ladder", help="the reference ladders: list, show, build")
     sub = ladder.add_subparsers(dest="ladder_command", required=True)
     p = sub.add_parser("list", help="every ladder configuration, its version and whether ratings are shipped")
+    p.add_argument("--markdown", action="store_true", help="print the shipped ladders as one Markdown table")
     p.set_defaults(func=run_list)
     p = sub.add_parser("show", help="a ladder's members and their shipped ratings")
     add_game_args(p)
@@ -81,8 +82,11 @@ def run_rate(args: argparse.Namespace) -> int:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from .ladder import ladder_path, ladder_specs, load_ladder
+    from .ladder import ladder_path, ladder_specs, load_ladder, markdown, shipped_ladders
 
+    if args.markdown:
+        print(markdown(shipped_ladders()))
+        return 0
     print(f"{'ladder':<32} {'members':>7} {'ratings':<34}")
     for spec in ladder_specs():
         state = "not built"
