@@ -27,13 +27,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import resource
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from meeplezoo.registry import GAMES, game_class, make_game
 
-from .league import LeagueConfig, league_standings, run_league
+from .league import LeagueConfig, league_standings, read_league, run_league
 from .ratings import ELO_BASE, RatingConfig
 
 LADDER_FORMAT = 1
@@ -152,6 +153,12 @@ class MemberRating:
         return _elo(self.mu, self.sigma, cfg or RatingConfig())
 
 
+def _cpu_seconds() -> float:
+    """CPU time of this process and its finished children (pool workers are reaped when the pool closes)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def _elo(mu: float, sigma: float, cfg: RatingConfig) -> tuple[float, float, float]:
     k = cfg.elo_per_mu
     return (ELO_BASE + k * (mu - cfg.mu), ELO_BASE + k * (mu - 2 * sigma - cfg.mu),
@@ -169,6 +176,8 @@ class Ladder:
     match_seconds: float
     command: str
     rating: RatingConfig = field(default_factory=RatingConfig)
+    #: CPU time of the build (this process and its workers), None where part of it was not measured
+    cpu_seconds: float | None = None
 
     @property
     def name(self) -> str:
@@ -185,6 +194,7 @@ class Ladder:
         return {"format": LADDER_FORMAT, "key": self.spec.key, "version": self.version,
                 "game": self.spec.game, "num_players": self.spec.num_players, "options": dict(self.spec.options),
                 "matches": self.matches, "match_seconds": round(self.match_seconds, 1), "command": self.command,
+                "cpu_seconds": None if self.cpu_seconds is None else round(self.cpu_seconds, 1),
                 "rating": self.rating.to_dict(), "members": [asdict(m) for m in self.members]}
 
     @classmethod
@@ -196,13 +206,14 @@ class Ladder:
             members = [MemberRating(str(m["label"]), str(m["spec"]), float(m["mu"]), float(m["sigma"]),
                                     int(m["games"]), float(m["win_rate"])) for m in d["members"]]
             return cls(spec, str(d["version"]), members, int(d["matches"]), float(d["match_seconds"]),
-                       str(d["command"]), RatingConfig.from_dict(d["rating"]))
+                       str(d["command"]), RatingConfig.from_dict(d["rating"]),
+                       None if d.get("cpu_seconds") is None else float(d["cpu_seconds"]))
         except (KeyError, TypeError, ValueError, AttributeError) as e:
             raise ValueError(f"{source}: not a ladder file ({e})") from None
 
     def format(self) -> str:
-        hours = self.match_seconds / 3600
-        lines = [f"ladder {self.name}: {self.matches} matches, {hours:.2f} h of matches (one core each)",
+        cpu = "not measured" if self.cpu_seconds is None else f"{self.cpu_seconds / 3600:.2f} CPU h"
+        lines = [f"ladder {self.name}: {self.matches} matches, {cpu}, {self.match_seconds / 3600:.2f} h of matches",
                  f"{'member':<22} {'spec':<24} {'elo':>6} {'95% interval':>14} {'games':>6} {'win':>6}"]
         for m in sorted(self.members, key=lambda m: -m.mu):
             e, lo, hi = m.elo(self.rating)
@@ -256,6 +267,10 @@ def build_ladder(spec: LadderSpec, db: str | Path, *, matches: int = BUILD_MATCH
     """Rate the members of ``spec`` from a seeded league stored at ``db`` (resumable: an interrupted build
     continues from the matches stored there) and write the ladder file (package data) if ``write``."""
     db = str(db)
+    log = Path(db + ".compute.json")
+    runs = json.loads(log.read_text())["runs"] if log.exists() else []
+    before_matches = len(read_league(db)[1]) if Path(db).exists() else 0
+    before_cpu = _cpu_seconds()
     cfg = LeagueConfig(game=spec.game, num_players=spec.num_players, options=dict(spec.options),
                        agents=[f"{label}={s}" for label, s in spec.members()], seed=BUILD_SEED)
     league = run_league(cfg, db, matches, resume=Path(db).exists(), workers=workers, progress=progress)
@@ -263,13 +278,18 @@ def build_ladder(spec: LadderSpec, db: str | Path, *, matches: int = BUILD_MATCH
         stored = league.stored_matches(with_actions=False)
     finally:
         league.close()
+    runs.append({"matches_before": before_matches, "matches_after": len(stored),
+                 "cpu_seconds": round(_cpu_seconds() - before_cpu, 1), "workers": workers})
+    log.write_text(json.dumps({"runs": runs}, indent=1) + "\n")
+    measured = sum(r["matches_after"] - r["matches_before"] for r in runs) == len(stored)
     _, table, tracker = league_standings(db)
     members = []
     for label, s in spec.members():
         r = tracker.rating(label)
         members.append(MemberRating(label, s, r.mu, r.sigma, r.games, float(table.agent_stats[label].win_rate)))
     ladder = Ladder(spec, spec.version(matches), members, len(stored),
-                    float(sum(m.duration_s or 0.0 for m in stored)), build_command(spec, matches))
+                    float(sum(m.duration_s or 0.0 for m in stored)), build_command(spec, matches),
+                    cpu_seconds=sum(r["cpu_seconds"] for r in runs) if measured else None)
     if write:
         DATA.mkdir(parents=True, exist_ok=True)
         ladder_path(spec).write_text(json.dumps(ladder.to_json(), indent=1) + "\n")
