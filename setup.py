@@ -14,7 +14,8 @@ for name, folder in PACKAGE_DIR.items():
     packages += [name, *(f"{name}.{sub}" for sub in find_packages(folder))]
 
 # the pretrained networks shipped with the agents (meeplezoo.agents.pretrained)
-# and the web app's front end (meeplezoo serve: plain HTML, JS and CSS, no build step)
-PACKAGE_DATA = {"meeplezoo.agents.pretrained": ["*.zip"], "meeplezoo.serve": ["static/*"]}
+# the web app's front end (meeplezoo serve: plain HTML, JS and CSS, no build step) and the ladders' ratings
+PACKAGE_DATA = {"meeplezoo.agents.pretrained": ["*.zip"], "meeplezoo.serve": ["static/*"],
+                "meeplezoo.training": ["ladders/*.json"]}
 
 setup(package_dir=PACKAGE_DIR, packages=packages, package_data=PACKAGE_DATA, include_package_data=True)

@@ -4,7 +4,8 @@ Examples: ``random``, ``heuristic``, ``mcts:sims=400:rollout=heuristic``,
 ``ppo:runs/kerala/best.zip`` (a bare path ending in ``.zip`` means ``ppo:PATH``),
 ``sb3:model.zip`` (a stable-baselines3 model trained elsewhere), ``net:runs/exit/kerala/best.zip``
 (a policy-value network alone), ``netmcts:PATH:time=0.5`` (the search guided by it) and
-``pretrained`` (the network shipped with the package for the game; ``pretrained:time=0.5`` searches with it).
+``pretrained`` (the network shipped with the package for the game; ``pretrained:time=0.5`` searches with it),
+``external:PATH`` (another program, speaking JSON lines: :mod:`meeplezoo.agents.external`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,11 @@ _FACTORIES: dict[str, Callable[..., Agent]] = {}
 def register(name: str, factory: Callable[..., Agent]) -> None:
     """Register ``factory(*positional, game=..., num_players=..., seed=..., **options)`` under ``name``."""
     _FACTORIES[name] = factory
+
+
+def registered() -> list[str]:
+    """The names of the registered agent kinds (the first part of a spec)."""
+    return list(_FACTORIES)
 
 
 def _load(path: str) -> Any:
@@ -133,6 +139,14 @@ def _human(*args: str, game: str | None = None, num_players: int | None = None, 
     return cls(*args, **options)
 
 
+def _external(*args: str, game: Any = None, num_players: int | None = None, seed: int | None = None,
+              **options: Any) -> Agent:
+    if len(args) != 1:
+        raise ValueError("agent 'external' needs the program's path: external:PATH[:timeout=SECONDS]")
+    cls = _load("meeplezoo.agents.external:ExternalAgent")
+    return cls(args[0], game=game, num_players=num_players, seed=seed, **options)
+
+
 register("random", _random)
 register("heuristic", _heuristic)
 register("mcts", _mcts)
@@ -141,6 +155,7 @@ register("net", _net)
 register("netmcts", _netmcts)
 register("pretrained", _pretrained)
 register("human", _human)
+register("external", _external)
 register("sb3", lambda *a, **kw: _load("meeplezoo.agents.sb3:make_sb3")(*a, **kw))  # plain SB3 models
 
 

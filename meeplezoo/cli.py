@@ -29,6 +29,8 @@ EXTRA_COMMANDS: dict[str, str] = {
     "train": "meeplezoo.training.ppo_cli",
     "evaluate": "meeplezoo.training.ppo_cli",
     "league": "meeplezoo.training.league_cli",
+    "rate": "meeplezoo.training.ladder_cli",
+    "ladder": "meeplezoo.training.ladder_cli",
 }
 
 
