@@ -19,6 +19,7 @@ under ``build/docs-api/``, and mkdocs.yml points the Python handler there.
 from __future__ import annotations
 
 import fnmatch
+import importlib
 import importlib.util
 import logging
 import os
@@ -165,21 +166,25 @@ def _facts(name: str) -> str:
         ("heuristic agent", f"`{info.heuristic}`" if info.heuristic else "none"),
         ("rule options", f"{len(cls.options_spec)} (below)"),
     ]
-    return "\n".join(["| | |", "|---|---|", *(f"| {k} | {v} |" for k, v in rows)])
+    return "\n".join(["| fact | value |", "|---|---|", *(f"| {k} | {v} |" for k, v in rows)])
 
 
 def _actions(name: str) -> str:
-    from meeplezoo.registry import make_game
+    import inspect
+
+    from meeplezoo.registry import game_class, make_game
 
     game = make_game(name)
     state = game.new_state(seed=0)
     legal = state.legal_actions()
-    shown = legal[:8]
-    lines = [f"At {game.num_players} players the action space is `Discrete({game.num_actions})`. At the start of "
+    codec = importlib.import_module(f"{game_class(name).__module__.rpartition('.')[0]}.actions")
+    lines = [f"The layout of the flat action ids, from the docstring of `{codec.__name__}`:", "",
+             "```text", inspect.cleandoc(codec.__doc__ or "").replace("``", "`"), "```", "",
+             f"At {game.num_players} players the action space is `Discrete({game.num_actions})`. At the start of "
              f"the game seeded 0, {len(legal)} actions are legal; the first of them, as "
-             "`state.action_name(a)` names them (`text_infos=True` puts the legal ones' names into the infos):", "",
-             "| action | name |", "|---:|---|"]
-    lines += [f"| {a} | `{state.action_name(a)}` |" for a in shown]
+             "`state.action_name(a)` names them (`text_infos=True` puts the legal ones' names into each step's "
+             "infos):", "", "| action | name |", "|---:|---|"]
+    lines += [f"| {a} | `{state.action_name(a)}` |" for a in legal[:6]]
     return "\n".join(lines)
 
 
@@ -253,6 +258,10 @@ def _options(name: str, config: Any) -> str:
         for ref in dict.fromkeys(refs):
             anchor = _rule_link(ref, headings, lines)
             links.append(f"[{ref}](../rules/{name}.md#{anchor})" if anchor else ref)
+        if not refs:  # the first section of the rules file that names the option
+            anchor = _rule_link(o.name, headings, lines)
+            if anchor:
+                links.append(f"[rules](../rules/{name}.md#{anchor})")
         doc = o.doc.replace("|", "\\|")
         if o.observation_only:
             doc += " *(observation only: the rules are unchanged)*"
@@ -328,6 +337,21 @@ def on_page_markdown(text: str, page: Any, config: Any, **kwargs: Any) -> str:
     if page.file.src_uri.startswith("rules/"):
         text = _escape_source_tags(text)
     return MARKER.sub(lambda m: _generated(m.group(1), m.group(2), config), text)
+
+
+SPHINX_ROLE = re.compile(r":(?:class|meth|attr|func|data|mod|exc|obj):(<code>)(~?)([\w.]+)")
+
+
+def _role(m: re.Match) -> str:
+    return m.group(1) + (m.group(3).rsplit(".", 1)[-1] if m.group(2) else m.group(3))
+
+
+def on_page_content(html: str, page: Any, config: Any, **kwargs: Any) -> str:
+    """Docstrings cross-reference in Sphinx's roles (``:class:`~meeplezoo.envs.core.rng.Rng```): shown as
+    code, with ``~`` keeping the last name only, as Sphinx would."""
+    if page.file.src_uri.startswith("reference/"):
+        html = SPHINX_ROLE.sub(_role, html)
+    return html
 
 
 README_LINK = re.compile(r"\]\((docs/[^)#\s]+)(#[^)\s]*)?\)")
