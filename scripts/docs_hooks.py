@@ -354,14 +354,17 @@ def on_page_content(html: str, page: Any, config: Any, **kwargs: Any) -> str:
     return html
 
 
-README_LINK = re.compile(r"\]\((docs/[^)#\s]+)(#[^)\s]*)?\)")
+README_LINK = re.compile(r"\]\((docs/[^)#\s]+)(#[^)\s]*)?\)|src=\"(docs/[^\"]+)\"")
 
 
 def on_post_build(config: Any, **kwargs: Any) -> None:
     """Every link of README.md into docs/ must land on something the site built."""
     site = Path(config["site_dir"])
     readme = (ROOT / "README.md").read_text()
-    for target, _anchor in README_LINK.findall(readme):
+    targets = [m.group(1) or m.group(3) for m in README_LINK.finditer(readme)]
+    if not targets:
+        log.warning("README.md has no link into docs/")
+    for target in targets:
         rel = target[len("docs/"):]
         built = site / (rel[:-3] + ".html" if rel.endswith(".md") else rel)
         if not (ROOT / target).exists():
