@@ -123,13 +123,21 @@ def _api_page(module: str) -> str:
     return f"# `{module}`\n\n::: {module}\n"
 
 
+#: the entry points the reference's index names first (shown when their module is documented)
+API_ENTRY_POINTS = {"meeplezoo.make": "meeplezoo", "Game and State": "meeplezoo.envs.core.game",
+                    "the PettingZoo environment": "meeplezoo.envs.core.aec",
+                    "the Gymnasium single-agent view": "meeplezoo.envs.core.gym",
+                    "the agents' make": "meeplezoo.agents", "leagues": "meeplezoo.training.league"}
+
+
 def _api_index(sections: dict[str, list[str]]) -> str:
+    documented = {m for modules in sections.values() for m in modules}
+    entries = ", ".join(f"[{title}]({m}.md)" for title, m in API_ENTRY_POINTS.items() if m in documented)
     lines = ["# API reference", "",
-             "Generated from the docstrings at each build (mkdocstrings): one page per module, listed in "
-             "`scripts/docs_hooks.py` (`API_REFERENCE`). The entry points most programs need are "
-             "[`meeplezoo.make`](meeplezoo.md), the engine's [`Game` and `State`](meeplezoo.envs.core.game.md), "
-             "the single-agent [Gymnasium view](meeplezoo.envs.core.gym.md) and the agents' "
-             "[`make`](meeplezoo.agents.md).", ""]
+             "Generated from the docstrings at each build (mkdocstrings): one page per module, the modules chosen "
+             "by the patterns of `API_REFERENCE` in `scripts/docs_hooks.py`.", ""]
+    if entries:
+        lines += [f"Where most programs start: {entries}.", ""]
     for title, modules in sections.items():
         lines += [f"## {title}", ""]
         lines += [f"- [`{m}`]({m}.md)" for m in modules]
