@@ -6,7 +6,7 @@ random and against the heuristic, ``--eval-games`` each with seats rotated
 (half the games first, half second), and report win rates with 95% Wilson
 intervals, training steps and wall time; a training-curve PNG per game.
 
-    python benchmarks/ppo_results.py --minutes 30                 # the table of the README
+    python benchmarks/ppo_results.py --minutes 30                 # the table of docs/research/ppo.md
     python benchmarks/ppo_results.py --games kerala --minutes 5   # one game, quickly
     python benchmarks/ppo_results.py --eval-only                  # re-evaluate the saved runs
 

@@ -161,7 +161,7 @@ def table(rows: list[dict[str, Any]]) -> str:
 
 
 def markdown(rows: list[dict[str, Any]]) -> str:
-    """The summary rows as the README's table."""
+    """The summary rows as the table of docs/guides/agents.md."""
     out = ["| game | players | games | wins | win rate [95% CI] | goal | s/decision | sims/decision | runs |",
            "|---|---:|---:|---:|---|---|---:|---:|---:|"]
     for r in rows:

@@ -69,12 +69,26 @@ ENVS: dict[str, tuple[str, str]] = {name: (info.entry_module, info.pettingzoo_id
 
 
 def game_info(name: str) -> GameInfo:
-    """The metadata entry of a game."""
+    """The metadata entry of a game: its display name, registry ids, heuristic, tuned search settings.
+
+    Args:
+        name: a registry id, e.g. ``"kerala"``.
+
+    Raises:
+        ValueError: for an unknown id (the message lists the known ones).
+    """
     return GAMES[_check(name)]
 
 
 def list_envs(include_examples: bool = False) -> list[str]:
-    """Ids of the registered games; example and template games only with ``include_examples``."""
+    """Ids of the registered games, in their declared order.
+
+    Args:
+        include_examples: also list example and template games (``"template"``).
+
+    Returns:
+        The ids, e.g. ``["kerala", "haus_der_sonne", "hawaii", "asara"]``.
+    """
     return [name for name, info in GAMES.items() if include_examples or not info.example]
 
 
@@ -85,21 +99,72 @@ def _check(name: str) -> str:
 
 
 def env_module(name: str) -> ModuleType:
-    """The PettingZoo-style entry module of a game (has ``env``, ``raw_env``, ``Game``)."""
+    """The PettingZoo-style entry module of a game, e.g. ``meeplezoo.envs.kerala_v0``: it has ``env``,
+    ``raw_env``, ``Game`` and ``GAME_INFO``.
+
+    Raises:
+        ValueError: for an unknown id.
+    """
     return importlib.import_module(ENVS[_check(name)][0])
 
 
 def game_class(name: str) -> type:
+    """The :class:`~meeplezoo.envs.core.game.Game` subclass of a game (its options in ``options_spec``)."""
     return env_module(name).raw_env.game_cls
 
 
 def make_game(name: str, num_players: int | None = None, **rule_options: Any):
-    """The engine-level :class:`~meeplezoo.envs.core.Game` for a configuration."""
+    """The engine-level :class:`~meeplezoo.envs.core.game.Game` of a configuration, for search and tools.
+
+    Args:
+        name: a registry id, e.g. ``"hawaii"``.
+        num_players: the player count; None: the game's default.
+        **rule_options: the game's rule options by name (see its page, or ``meeplezoo list GAME``).
+
+    Returns:
+        The Game; ``game.new_state(seed)`` starts a game.
+
+    Raises:
+        ValueError: for an unknown id, a player count out of range, an unknown option or a bad value (the
+            message names the option and the allowed values).
+
+    Example:
+        ```python
+        game = meeplezoo.make_game("hawaii", num_players=4)
+        state = game.new_state(seed=1)
+        state.apply(state.legal_actions()[0])
+        ```
+    """
     return game_class(name)(num_players, **rule_options)
 
 
 def make(name: str, *, raw: bool = False, **kwargs: Any):
-    """A PettingZoo AEC environment (wrapped like PettingZoo's classic envs unless ``raw``)."""
+    """A PettingZoo AEC environment of a game.
+
+    Args:
+        name: a registry id, e.g. ``"kerala"`` (see :func:`list_envs`).
+        raw: the bare :class:`~meeplezoo.envs.core.aec.MeeplezooAECEnv` (``raw_env``: illegal actions raise)
+            instead of ``env()``, wrapped like PettingZoo's classic environments (an illegal move ends the game
+            with -1 for the mover, the order of calls is enforced).
+        **kwargs: ``num_players``, ``render_mode`` (``"ansi"``, ``"human"``, ``"rgb_array"``), ``reward_mode``
+            (``"win"``, ``"rank"``, ``"score"``), ``illegal_action``, ``max_cycles``, ``text_infos``,
+            ``obs_format`` (``"flat"``, ``"dict"``) and the game's rule options; see
+            :class:`~meeplezoo.envs.core.aec.MeeplezooAECEnv`.
+
+    Returns:
+        The environment, with ``Dict(observation=Box(float32), action_mask=Box(int8))`` observations and a
+        ``Discrete`` action space for every agent.
+
+    Raises:
+        ValueError: for an unknown id, a player count out of range, an unknown option or a bad value.
+
+    Example:
+        ```python
+        env = meeplezoo.make("kerala", num_players=3)
+        env.reset(seed=42)
+        obs, reward, termination, truncation, info = env.last()
+        ```
+    """
     mod = env_module(name)
     return mod.raw_env(**kwargs) if raw else mod.env(**kwargs)
 

@@ -28,3 +28,20 @@ def render() -> str:
 if __name__ == "__main__":
     PATH.write_text(render())
     print(f"wrote {PATH}", file=sys.stderr)
+
+
+def game_sections(name: str, level: int = 3) -> str:
+    """The layouts of one game (every configuration of ``CONFIGS`` for it), with headings of ``level``:
+    the documentation site's game pages include them."""
+    out = []
+    for game_name, cfg in CONFIGS:
+        if game_name != name:
+            continue
+        game = make_game(game_name, **cfg)
+        spec = game.observation_spec
+        opts = ", ".join(f"`{k}={v!r}`" for k, v in game.non_default_options.items())
+        title = f"{game.num_players} players" + (f", {opts}" if opts else ", default options")
+        out += [f"{'#' * level} {title}", "",
+                f"Observation version {type(game).observation_version}, {spec.size} values.", "",
+                spec.markdown(), ""]
+    return "\n".join(out)

@@ -4,7 +4,7 @@
 #  2. a short expert-iteration run from scratch (a few minutes), the pipeline that trained the shipped one;
 #  3. a league of random, the heuristic, the pretrained network alone, the pretrained network searching
 #     (100 simulations a move) and the fresh network, with its leaderboard.
-# The fresh run continues with the same command and a larger --iterations (see the README).
+# The fresh run continues with the same command and a larger --iterations (docs/guides/training.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MEEPLEZOO_EXTRAS="${MEEPLEZOO_EXTRAS:-train}" bash scripts/setup.sh

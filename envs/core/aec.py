@@ -40,20 +40,25 @@ def env_metadata(game_cls: type[Game]) -> dict[str, Any]:
 class MeeplezooAECEnv(AECEnv):
     """PettingZoo AEC environment over any meeplezoo :class:`Game`.
 
-    Keyword arguments: ``num_players``, ``render_mode`` (``"ansi"``, ``"human"``,
-    ``"rgb_array"``), ``reward_mode`` (``"win"``, ``"rank"``, ``"score"``),
-    ``illegal_action`` (``"raise"``: a clear :class:`IllegalActionError` and no
-    change; ``"terminate"``, the default of ``env()``, as PettingZoo classic:
-    an illegal move inside the action space ends the game, the offender gets
-    ``illegal_reward`` and the others 0, with PettingZoo's illegal-move
-    warning, while an action outside the action space (a negative or too large
-    id, a float, a bool, infinity) raises, like ``AssertOutOfBoundsWrapper``;
-    ``"penalize"``: any action that is not a legal move, malformed ones
-    included, ends the game that way), ``max_cycles`` (a limit on the
-    number of decisions: when reached, every agent is truncated with reward 0),
-    ``text_infos`` (each agent's infos carry ``observation_text`` and
-    ``legal_action_names``), ``obs_format`` (``"flat"`` or ``"dict"``, below), and the game's
-    rule options.
+    A game's entry module subclasses it with ``game_cls`` set (``raw_env``); ``env()`` wraps it the way
+    PettingZoo's classic environments are wrapped.
+
+    Args:
+        num_players: the player count; None: the game's default. Agents are ``player_0`` .. ``player_{n-1}``.
+        render_mode: ``"ansi"`` (the position as text), ``"human"`` (printed) or ``"rgb_array"`` (a picture).
+        reward_mode: ``"win"`` (winners share +1, the others share -1), ``"rank"`` (linear from +1 for first to
+            -1 for last) or ``"score"`` (final score minus the others' mean, scaled).
+        illegal_action: ``"raise"``: a clear :class:`IllegalActionError` and no change (the default of
+            ``raw_env``); ``"terminate"``, the default of ``env()``, as PettingZoo classic: an illegal move
+            inside the action space ends the game, the offender gets ``illegal_reward`` and the others 0, with
+            PettingZoo's illegal-move warning, while an action outside the action space (a negative or too
+            large id, a float, a bool, infinity) raises, like ``AssertOutOfBoundsWrapper``; ``"penalize"``:
+            any action that is not a legal move, malformed ones included, ends the game that way.
+        illegal_reward: the offender's reward when an illegal action ends the game.
+        max_cycles: a limit on the number of decisions: when reached, every agent is truncated with reward 0.
+        text_infos: each agent's infos carry ``observation_text`` and ``legal_action_names``.
+        obs_format: ``"flat"`` or ``"dict"`` (below).
+        **rule_options: the game's rule options by name.
 
     A game the engine cuts off (a safety limit such as Haus der Sonne's
     ``turn_limit``) also ends in truncation, never in a termination.
@@ -129,13 +134,16 @@ class MeeplezooAECEnv(AECEnv):
 
     # -- spaces --------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
+        """The ``Dict(observation, action_mask)`` space (the same for every agent)."""
         return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> spaces.Space:
+        """``Discrete(game.num_actions)`` (the same for every agent)."""
         return self.action_spaces[agent]
 
     # -- episode -------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new game; ``seed`` fixes every chance draw of it (setup and play)."""
         seed = check_seed(seed)
         if seed is not None:
             self._seed_rng = np.random.default_rng(seed)
@@ -219,6 +227,7 @@ class MeeplezooAECEnv(AECEnv):
             )
 
     def step(self, action: Any) -> None:
+        """Play ``action`` for ``agent_selection`` (None for an agent that is done), as PettingZoo's AEC API."""
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -256,6 +265,7 @@ class MeeplezooAECEnv(AECEnv):
         )
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """What ``agent`` sees now: its observation and its action mask (zeros when it is not to move)."""
         p = self.agent_name_mapping[agent]
         state = self.game_state
         obs = self.observer.observe(state, p)
@@ -270,10 +280,12 @@ class MeeplezooAECEnv(AECEnv):
         return {"observation": obs, "action_mask": mask}
 
     def state(self) -> np.ndarray:
+        """The global state vector (every seat's observation, for a centralised critic)."""
         return self.game_state.state_vector()
 
     # -- rendering -------------------------------------------------------------
     def render(self) -> str | np.ndarray | None:
+        """The position in ``render_mode``: text, printed text, or a uint8 picture."""
         if self.render_mode is None:
             import gymnasium
 

@@ -80,6 +80,8 @@ class Option:
     observation_only: bool = False
 
     def validate(self, value: Any, game: str) -> Any:
+        """``value`` checked against ``choices``, ``type`` and ``bounds`` (a ValueError names the option and what is
+        allowed); an int given for a float option comes back as a float."""
         if self.choices is not None:
             if not any(value == c and type(value) is type(c) for c in self.choices):
                 raise ValueError(
@@ -171,6 +173,7 @@ class Game(ABC):
     # -- configuration -------------------------------------------------
     @classmethod
     def option_names(cls) -> list[str]:
+        """The names of the rule options, in declaration order."""
         return [o.name for o in cls.options_spec]
 
     @classmethod
@@ -194,6 +197,7 @@ class Game(ABC):
 
     @property
     def non_default_options(self) -> dict[str, Any]:
+        """The options set to something other than their default."""
         return {o.name: self.options[o.name] for o in self.options_spec if self.options[o.name] != o.default}
 
     @property
@@ -224,6 +228,7 @@ class Game(ABC):
     # -- observation and rendering -----------------------------------------
     @classmethod
     def observer_class(cls) -> type[Observer] | None:
+        """The game's observer class (``observer_ref``), or None for a game that observes in ``State.observe``."""
         return _resolve(cls, "observer_ref") if cls.observer_ref else None
 
     @classmethod
@@ -267,6 +272,8 @@ class Game(ABC):
         return self.state_class.initial(self, seed)
 
     def state_from_json(self, text: str) -> State:
+        """A state saved by :meth:`State.to_json`, refused (:class:`CorruptStateError`) if it is of another
+        configuration."""
         state = self.state_class.from_json(text)
         if state.game.config != self.config:
             raise CorruptStateError(
@@ -355,6 +362,7 @@ class State(ABC):
         the state changes.  Copy it (``mask.copy()``) to keep or modify it."""
 
     def legal_actions(self) -> list[int]:
+        """The legal action ids, ascending (``legal_mask()``'s true entries)."""
         return np.flatnonzero(self.legal_mask()).tolist()
 
     def is_legal(self, action: int) -> bool:
@@ -374,6 +382,7 @@ class State(ABC):
         self._apply(a)
 
     def illegal_message(self, action: Any) -> str:
+        """The message of the error an illegal ``action`` raises: the action, the player, the legal actions by name."""
         legal = self.legal_actions()
         shown = ", ".join(f"{a} ({self.action_name(a)})" for a in legal[:SHOWN_LEGAL])
         more = f", ... ({len(legal)} in all)" if len(legal) > SHOWN_LEGAL else ""
@@ -388,7 +397,8 @@ class State(ABC):
         """Apply a legal action (no validation: search may call this directly)."""
 
     @abstractmethod
-    def is_terminal(self) -> bool: ...
+    def is_terminal(self) -> bool:
+        """Whether the game is over (finished by the rules, or cut off: see :meth:`is_truncated`)."""
 
     def is_truncated(self) -> bool:
         """Whether the game was cut off by a safety limit rather than finished by the rules
@@ -409,6 +419,7 @@ class State(ABC):
         return [sum(1 for other in keys if other > k) for k in keys]
 
     def winners(self) -> list[int]:
+        """The players in first place (several on a shared win)."""
         return [p for p, r in enumerate(self.placements()) if r == 0]
 
     def returns(self, reward_mode: str = "win") -> np.ndarray:
@@ -528,6 +539,8 @@ class State(ABC):
         return None
 
     def to_json(self) -> str:
+        """The state as JSON text (format, game, configuration and the declared fields): a save that
+        :meth:`from_json` loads and checks."""
         return json.dumps(
             {"format": SAVE_FORMAT, "game": self.game.name, "config": self.game.config, "state": self._to_dict()},
             separators=(",", ":"),
@@ -535,6 +548,8 @@ class State(ABC):
 
     @classmethod
     def from_json(cls, text: str | bytes) -> State:
+        """A state from :meth:`to_json` text, every field checked against the schema and the game's invariants;
+        anything else raises :class:`CorruptStateError` naming the problem."""
         try:
             doc = json.loads(text)
         except (json.JSONDecodeError, UnicodeDecodeError, TypeError) as e:

@@ -125,6 +125,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     # -- gymnasium API -----------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        """Start a game (the learner's seat drawn unless fixed); the opponents play until the learner is to move."""
         seed = check_seed(seed)
         super().reset(seed=seed)
         if seed is not None:
@@ -145,6 +146,7 @@ class SingleAgentEnv(gymnasium.Env):
         return self._obs(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """Play the learner's ``action``, then the opponents' moves up to the learner's next decision or the end."""
         state = self.state
         if state is None:
             raise RuntimeError("call reset() before step()")
@@ -180,6 +182,7 @@ class SingleAgentEnv(gymnasium.Env):
         return self.state.legal_mask().copy()
 
     def render(self) -> str | np.ndarray | None:
+        """The position in ``render_mode``: text, printed text, or a uint8 picture."""
         if self.state is None or self.render_mode is None:
             return None
         if self.render_mode == "human":  # printed, like the multi-agent env's human mode
