@@ -396,3 +396,11 @@ def test_hawaii_places_are_targets_on_the_picture_for_the_seat_to_move(client):
         assert 0 <= x0 < x1 and 0 <= y0 < y1
     other = client.get(f"/api/games/{v['id']}?seat=1").json()  # not seat 1's move: nothing to click
     assert other["regions"] == [] and other["legal"] == []
+
+
+@pytest.mark.parametrize("argv, message", [(["--port", "0"], "--port"), (["--port", "http"], "--port"),
+                                           (["--max-sims", "0"], "--max-sims"), (["--max-time", "nan"], "--max-time")])
+def test_cli_serve_refuses_bad_numbers(argv, message, capsys):
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["serve", *argv])
+    assert message in capsys.readouterr().err
