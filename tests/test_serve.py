@@ -384,18 +384,32 @@ def test_cli_serve_defaults_to_localhost():
     assert args.port == 9000 and args.host == "0.0.0.0" and args.checkpoints == ["a"]
 
 
-def test_hawaii_places_are_targets_on_the_picture_for_the_seat_to_move(client):
-    v = new(client, "hawaii", seats=["human", "heuristic"], seed=3)
+@pytest.mark.parametrize("game", GAMES)
+def test_board_places_are_targets_on_the_picture_for_the_seat_to_move(client, game):
+    """Every region is a box on the picture with the legal actions that point there (all of them that the
+    renderer places), each action in one region only; in a hidden-information game another seat, not to
+    move, gets none (in an open game every seat sees the same page)."""
+    v = new(client, game, seats=["human", "heuristic"], seed=3)
     v = agents_move(client, v)
     s = session(client, v)
     state = s.states[v["step"]]
-    assert v["regions"], "the places of the island are clickable in the main decision"
+    assert v["regions"], f"{game}: the first decision of the human names places on the board"
+    h, w = state.render_rgb().shape[:2]
+    boxes = state.game.renderer().action_regions(state)
+    seen = []
     for r in v["regions"]:
-        assert state.legal_mask()[r["action"]] and r["name"] == state.action_name(r["action"])
         x0, y0, x1, y1 = r["box"]
-        assert 0 <= x0 < x1 and 0 <= y0 < y1
-    other = client.get(f"/api/games/{v['id']}?seat=1").json()  # not seat 1's move: nothing to click
-    assert other["regions"] == [] and other["legal"] == []
+        assert 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h
+        assert r["names"] == [state.action_name(a) for a in r["actions"]]
+        for a in r["actions"]:
+            assert state.legal_mask()[a] and tuple(boxes[a]) == (x0, y0, x1, y1)
+        seen += r["actions"]
+    assert sorted(seen) == sorted(boxes) and len(seen) == len(set(seen))
+    other = client.get(f"/api/games/{v['id']}?seat=1").json()
+    if game in HIDDEN:  # not seat 1's move: nothing to click
+        assert other["regions"] == [] and other["legal"] == []
+    else:
+        assert other["regions"] == v["regions"]
 
 
 @pytest.mark.parametrize("argv, message", [(["--port", "0"], "--port"), (["--port", "http"], "--port"),

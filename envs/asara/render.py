@@ -14,7 +14,7 @@ import numpy as np
 
 from . import components as C
 from . import queries as Q
-from .actions import PAIRS
+from .actions import PAIRS, area_action_target
 from .state import PAIR_CARD
 
 if TYPE_CHECKING:
@@ -138,6 +138,86 @@ GOLD = (230, 185, 30)
 PLAYER_RGB = ((200, 60, 60), (50, 100, 200), (40, 150, 70), (150, 80, 170))
 
 
+#: where the areas below the markets start on the picture (x; their labels at y AREAS_Y, spaces 16 below)
+AREA_X = {C.BANK: 10, C.CIRCLE: 130, C.SPIES: 310, C.CALIPH: 400, C.RECRUIT: 490, C.LIT_HOUSE: 570}
+AREAS_Y = 145
+Box = tuple[int, int, int, int]
+
+
+def market_box(t: int) -> Box:
+    """``(x0, y0, x1, y1)`` of market ``t`` (0..3) on the picture of :func:`render_rgb`."""
+    x0, y0 = 10 + t * 235, 26
+    return x0, y0, x0 + 225, y0 + 110
+
+
+def area_box(s: AsaraState, area: int) -> Box:
+    """An area of the board on the picture: a market, or the label and card spaces of the bank, building
+    circle, House of Spies, Caliph (with his token), recruit and lighted-window houses, or the 5-Asari
+    building's line."""
+    if area < C.NUM_MARKETS:
+        return market_box(area)
+    if area == C.FIVE:
+        return AREA_X[C.BANK], AREAS_Y + 46, AREA_X[C.BANK] + 90, AREAS_Y + 62
+    x = AREA_X[area]
+    right = 470 if area == C.CALIPH else x + max(s.game.area_spaces[area] * 22 - 4, 60)
+    return x, AREAS_Y, right, AREAS_Y + 42
+
+
+def space_box(s: AsaraState, area: int, i: int) -> Box:
+    """Card space ``i`` of ``area`` on the picture."""
+    if area < C.NUM_MARKETS:
+        x, y = market_box(area)[0] + 5, market_box(area)[1] + 20
+    else:
+        x, y = AREA_X[area], AREAS_Y + 16
+    return x + i * 22, y, x + i * 22 + 18, y + 26
+
+
+def _display_boxes(s: AsaraState, t: int) -> list[tuple[int, Box]]:
+    """The face-up tiles of market ``t`` as drawn: (kind, box) in drawing order."""
+    x0, y0, _, _ = market_box(t)
+    out = []
+    k = 0
+    for x in range(10):
+        for _ in range(s.display[t * 10 + x]):
+            bx, by = x0 + 5 + (k % 8) * 27, y0 + 55 + (k // 8) * 27
+            out.append((x, (bx, by, bx + 22, by + 22)))
+            k += 1
+    return out
+
+
+def action_regions(s: AsaraState) -> dict[int, Box]:
+    """Where on the picture each legal action points (a clickable picture's targets): an area chosen for a
+    buyer card at that area (the building circle's 1..7 sections share it), a space chosen at that space, a
+    market purchase at a face-up tile of its kind, a House of Spies search at the market whose pile it
+    searches. Actions that name no place on the board (cards, building, declining) are left out."""
+    from .state import PH_AREA, PH_MARKET, PH_SPACE, PH_SPY_PILE
+
+    if s.is_terminal():
+        return {}
+    c = s.game.codec
+    out: dict[int, Box] = {}
+    legal = [int(a) for a in s.legal_actions()]
+    if s.phase == PH_AREA:
+        for a in legal:
+            out[a] = area_box(s, area_action_target(a - c.area)[0])
+    elif s.phase == PH_SPACE:
+        area = area_action_target(s.p_area)[0]
+        for a in legal:
+            out[a] = space_box(s, area, a - c.space)
+    elif s.phase == PH_MARKET:
+        first: dict[int, Box] = {}
+        for kind, box in _display_boxes(s, s.p_area):
+            first.setdefault(kind, box)
+        for a in legal:
+            if a - c.market in first:
+                out[a] = first[a - c.market]
+    elif s.phase == PH_SPY_PILE:
+        for a in legal:
+            if a - c.spy_pile < C.NUM_MARKETS:
+                out[a] = market_box(a - c.spy_pile)
+    return out
+
+
 def render_rgb(s: AsaraState) -> np.ndarray:
     """Board on top (markets, bank, circle, spies, Caliph), each player's towers below."""
     from PIL import Image, ImageDraw
@@ -165,34 +245,30 @@ def render_rgb(s: AsaraState) -> np.ndarray:
 
     # markets
     for t in range(4):
-        x0, y0 = 10 + t * 235, 26
+        x0, y0, _, _ = market_box(t)
         d.rectangle((x0, y0, x0 + 225, y0 + 110), outline=INK, fill=(245, 235, 210))
         d.text((x0 + 5, y0 + 3), f"{C.TYPES[t]} market  pile {len(s.piles[t])}", fill=INK, font=font)
         spaces(x0 + 5, y0 + 20, t)
-        k = 0
-        for x in range(10):
-            for _ in range(s.display[t * 10 + x]):
-                bx, by = x0 + 5 + (k % 8) * 27, y0 + 55 + (k // 8) * 27
-                d.rectangle((bx, by, bx + 22, by + 22), fill=C.MATERIAL_RGB[x // 2],
-                            outline=GOLD if x % 2 else INK, width=3 if x % 2 else 1)
-                k += 1
+        for x, box in _display_boxes(s, t):
+            d.rectangle(box, fill=C.MATERIAL_RGB[x // 2], outline=GOLD if x % 2 else INK, width=3 if x % 2 else 1)
     # bank, circle, spies, caliph (+ pro areas)
-    y1 = 145
-    d.text((10, y1), "Bank 12/10/8", fill=INK, font=font)
-    spaces(10, y1 + 16, C.BANK)
-    d.text((10, y1 + 48), f"5 Asari: {sum(s.five_by)}", fill=INK, font=font)
-    d.text((130, y1), "Building circle 1-7", fill=INK, font=font)
-    spaces(130, y1 + 16, C.CIRCLE)
-    d.text((310, y1), "Spies " + "/".join(map(str, g.spy_fees)), fill=INK, font=font)
-    spaces(310, y1 + 16, C.SPIES)
-    d.text((400, y1), "Caliph", fill=INK, font=font)
-    spaces(400, y1 + 16, C.CALIPH)
+    y1 = AREAS_Y
+    ax = AREA_X
+    d.text((ax[C.BANK], y1), "Bank 12/10/8", fill=INK, font=font)
+    spaces(ax[C.BANK], y1 + 16, C.BANK)
+    d.text((ax[C.BANK], y1 + 48), f"5 Asari: {sum(s.five_by)}", fill=INK, font=font)
+    d.text((ax[C.CIRCLE], y1), "Building circle 1-7", fill=INK, font=font)
+    spaces(ax[C.CIRCLE], y1 + 16, C.CIRCLE)
+    d.text((ax[C.SPIES], y1), "Spies " + "/".join(map(str, g.spy_fees)), fill=INK, font=font)
+    spaces(ax[C.SPIES], y1 + 16, C.SPIES)
+    d.text((ax[C.CALIPH], y1), "Caliph", fill=INK, font=font)
+    spaces(ax[C.CALIPH], y1 + 16, C.CALIPH)
     d.ellipse((440, y1 + 14, 470, y1 + 44), fill=PLAYER_RGB[s.caliph], outline=GOLD, width=3)
     if g.pro:
-        d.text((490, y1), "Recruit", fill=INK, font=font)
-        spaces(490, y1 + 16, C.RECRUIT)
-        d.text((570, y1), f"Lit windows ({len(s.lit_stack)})", fill=INK, font=font)
-        spaces(570, y1 + 16, C.LIT_HOUSE)
+        d.text((ax[C.RECRUIT], y1), "Recruit", fill=INK, font=font)
+        spaces(ax[C.RECRUIT], y1 + 16, C.RECRUIT)
+        d.text((ax[C.LIT_HOUSE], y1), f"Lit windows ({len(s.lit_stack)})", fill=INK, font=font)
+        spaces(ax[C.LIT_HOUSE], y1 + 16, C.LIT_HOUSE)
     # players
     pw = W // n
     top = 215

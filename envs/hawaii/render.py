@@ -138,9 +138,13 @@ def place_box(slot: int) -> tuple[int, int, int, int]:
 
 
 def action_regions(s: Any) -> dict[int, tuple[int, int, int, int]]:
-    """Where on the picture an action points: each ``buy at Pk`` at its place (a clickable picture's targets)."""
+    """Where on the picture each legal action points: each ``buy at Pk`` at its place (a clickable picture's
+    targets)."""
     codec = s.game.codec
-    return {codec.encode(A.MAIN, sl): place_box(sl) for sl in range(NUM_SLOTS)}
+    if s.terminal:
+        return {}
+    mask = s.legal_mask()
+    return {a: place_box(sl) for sl in range(NUM_SLOTS) if mask[a := codec.encode(A.MAIN, sl)]}
 
 
 def render_rgb(s: Any) -> np.ndarray:

@@ -9,7 +9,8 @@ What a page is shown goes through :meth:`Session.view` for one seat (the *viewer
 players' moves named only as far as the viewer can tell them apart, scores only at the end, and a board
 picture only when it shows nothing a determinization for the viewer would change (else the viewer's
 text view drawn as a picture), with clickable targets where the game's renderer places an action on it
-(``action_regions(state)``, e.g. Hawaii's places). The analysis view ("all cards open") shows everything;
+(``action_regions(state)``: the places, cells and fields an action names), one target per place with
+every legal action that points there. The analysis view ("all cards open") shows everything;
 it is off until asked for.
 """
 
@@ -376,9 +377,7 @@ class Session:
             except NotImplementedError:  # a game without a renderer module
                 targets = None
             if targets is not None and self.picture_is_public(step, viewer):
-                boxes = targets(state)
-                regions = [{"action": a["action"], "name": a["name"], "box": list(boxes[a["action"]])}
-                           for a in legal if a["action"] in boxes]
+                regions = _regions(targets(state), legal)
         history = self._history.setdefault(-1 if open_ else viewer, [])
         history.extend({"step": i, "player": int(self.states[i].current_player), "name": self.move_name(i, viewer)}
                        for i in range(len(history), self.last))
@@ -443,6 +442,21 @@ class Session:
             raise RequestError("a saved position holds everything hidden in this game: open the analysis view "
                                "(all cards open) first")
         return self.states[self.cursor].to_json()
+
+
+def _regions(boxes: dict[int, Any], legal: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The clickable places of a picture: the legal actions grouped by the box they point to (one click on a
+    place with several actions, e.g. a tile's orientations, narrows the choice to them), larger boxes first so
+    that a smaller one drawn over a larger one stays clickable."""
+    by_box: dict[tuple[int, ...], list[dict[str, Any]]] = {}
+    for a in legal:
+        box = boxes.get(a["action"])
+        if box is not None:
+            by_box.setdefault(tuple(int(x) for x in box), []).append(a)
+    out = [{"box": list(box), "actions": [a["action"] for a in acts], "names": [a["name"] for a in acts]}
+           for box, acts in by_box.items()]
+    out.sort(key=lambda r: -(r["box"][2] - r["box"][0]) * (r["box"][3] - r["box"][1]))
+    return out
 
 
 def _heuristic_games() -> set[str]:
