@@ -259,6 +259,45 @@ def test_a_human_seat_sees_only_its_own_information(client, game):
         assert line.strip() in v["text"]
 
 
+def _with_other_holdings(state, game: str):
+    """The position with seat 1's holdings that an option hides from seat 0 changed (Hawaii's resources with
+    ``resources_public`` off, Asara's money with ``human_realistic_obs``)."""
+    doc = json.loads(state.to_json())
+    if game == "hawaii":
+        doc["state"]["res"][1] = [x + k for x, k in zip(doc["state"]["res"][1], (7, 3, 2))]
+    else:
+        doc["state"]["money"][1] += 17
+    return type(state).from_json(json.dumps(doc))
+
+
+@pytest.mark.parametrize("game, options", [("hawaii", {"resources_public": False}),
+                                           ("asara", {"human_realistic_obs": True})])
+def test_holdings_an_option_hides_stay_hidden_on_the_page_and_picture(client, game, options):
+    """A determinization keeps other players' resources (a player could count them), but these options hide
+    them from the observation: the seat's page, text and picture are the same whatever the other seat holds,
+    and the picture still shows the board (with its clickable places), not a text view."""
+    v = agents_move(client, new(client, game, seats=["human", "heuristic"], seed=5, options=options))
+    s = session(client, v)
+    state = s.states[v["step"]]
+    twin_state = _with_other_holdings(state, game)
+    assert not np.array_equal(state.render_rgb(), twin_state.render_rgb()), "the full picture shows the holdings"
+    twin = Session(s.game, ["human", "heuristic"], s.limits, start=twin_state)
+    mine, theirs = client.get(f"/api/games/{v['id']}?seat=0").json(), twin.view(0)
+    assert mine["regions"] and mine["text"] == theirs["text"]
+    for k in ("id", "picture", "history", "last", "step", "seats"):
+        mine.pop(k)
+        theirs.pop(k)
+    assert mine == theirs
+    png = client.get(f"/api/games/{v['id']}/picture/{v['step']}.png?seat=0").content
+    assert png == twin.picture_png(0, 0)
+    assert s.picture_is_public(v["step"], 0), "the board itself is drawn, without the hidden holdings"
+    # the analysis view shows them
+    client.post(f"/api/games/{v['id']}/open", json={"open": True, "seat": 0})
+    twin.open_view = True
+    assert client.get(f"/api/games/{v['id']}/picture/{v['step']}.png?seat=0&open=1").content \
+        != twin.picture_png(0, 0)
+
+
 def test_hidden_choices_of_others_are_not_named(client):
     game = meeplezoo.make_game("asara")
     limits = Limits([])

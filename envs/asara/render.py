@@ -60,12 +60,20 @@ def _tower_str(s: AsaraState, m: int, slot: int, rec: list[int]) -> str:
     return f"{C.MATERIAL_SHORT[m]}{slot + 1}[h{h}{extra}]"
 
 
-def render_text(s: AsaraState, viewer: int | None = None) -> str:
-    """A readable account of the position; private holdings only of ``viewer``."""
+def _screened(s: AsaraState, viewer: int | None, p: int) -> bool:
+    """Whether ``p``'s money and reserve are hidden from ``viewer`` (the option ``human_realistic_obs``)."""
+    return viewer is not None and p != viewer and s.game.options["human_realistic_obs"]
+
+
+def render_text(s: AsaraState, viewer: int | None = None, *, screens: bool = False) -> str:
+    """A readable account of the position; private holdings only of ``viewer``; with ``screens``, other
+    players' money and reserves hidden from ``viewer`` too where the option ``human_realistic_obs`` hides
+    them (the view of :func:`observation_string`)."""
     from .state import PH_DONE, PHASE_NAMES
 
     g = s.game
     n = g.num_players
+    behind = [screens and _screened(s, viewer, p) for p in range(n)]
     if viewer is None:
         viewer = s.current_player if s.current_player >= 0 else None
     lines = []
@@ -99,12 +107,13 @@ def render_text(s: AsaraState, viewer: int | None = None) -> str:
     for p in range(n):
         mark = ">" if p == s.current_player else " "
         cal = " (Caliph)" if p == s.caliph else ""
-        lines.append(f" {mark}P{p}{cal}: PP {s.prestige[p]}  money {s.money[p]}  hand {s.hand_n[p]} cards"
+        money = "?" if behind[p] else s.money[p]
+        lines.append(f" {mark}P{p}{cal}: PP {s.prestige[p]}  money {money}  hand {s.hand_n[p]} cards"
                      + (f"  lit windows held {sum(Q.lit_reserve(s, p))}" if g.pro else ""))
         res = s.reserve[p * C.NUM_KINDS: (p + 1) * C.NUM_KINDS]
         parts = [f"{C.TYPES[t]} {_counts_str(res[t * 10: t * 10 + 10])}"
                  for t in range(C.NUM_TYPES) if any(res[t * 10: t * 10 + 10])]
-        lines.append("     reserve: " + ("; ".join(parts) or "-"))
+        lines.append("     reserve: " + ("hidden" if behind[p] else "; ".join(parts) or "-"))
         towers = [_tower_str(s, m, slot, rec) for m, slot, rec in s.towers_of(p)]
         lines.append("     towers: " + (" ".join(towers) or "-"))
     if viewer is not None:
@@ -218,8 +227,9 @@ def action_regions(s: AsaraState) -> dict[int, Box]:
     return out
 
 
-def render_rgb(s: AsaraState) -> np.ndarray:
-    """Board on top (markets, bank, circle, spies, Caliph), each player's towers below."""
+def render_rgb(s: AsaraState, viewer: int | None = None) -> np.ndarray:
+    """Board on top (markets, bank, circle, spies, Caliph), each player's towers below; with ``viewer``,
+    other players' money and reserves left out where the option ``human_realistic_obs`` hides them."""
     from PIL import Image, ImageDraw
 
     from ..core.render import default_font
@@ -275,9 +285,10 @@ def render_rgb(s: AsaraState) -> np.ndarray:
     for p in range(n):
         x0 = p * pw + 5
         d.rectangle((x0, top, x0 + pw - 10, H - 8), outline=PLAYER_RGB[p], width=3, fill=(250, 242, 225))
-        d.text((x0 + 6, top + 4), f"P{p}  PP {s.prestige[p]}  money {s.money[p]}  cards {s.hand_n[p]}",
-               fill=INK, font=font)
-        res = s.reserve[p * C.NUM_KINDS: (p + 1) * C.NUM_KINDS]
+        behind = _screened(s, viewer, p)
+        d.text((x0 + 6, top + 4), f"P{p}  PP {s.prestige[p]}  money {'?' if behind else s.money[p]}  "
+                                  f"cards {s.hand_n[p]}", fill=INK, font=font)
+        res = s.reserve[p * C.NUM_KINDS: (p + 1) * C.NUM_KINDS] if not behind else [0] * C.NUM_KINDS
         k = 0
         for kind in range(C.NUM_KINDS):
             for _ in range(res[kind]):
@@ -315,5 +326,11 @@ def render_rgb(s: AsaraState) -> np.ndarray:
 
 
 def observation_string(s: AsaraState, player: int) -> str:
-    """Player's view as text: the public board and only this player's hand and face-down cards."""
-    return f"View of P{player}\n" + render_text(s, viewer=player)
+    """Player's view as text: the public board and only this player's hand and face-down cards (and, with
+    ``human_realistic_obs``, only this player's money and reserve)."""
+    return f"View of P{player}\n" + render_text(s, viewer=player, screens=True)
+
+
+def observation_rgb(s: AsaraState, player: int) -> np.ndarray:
+    """Player's view as a picture: :func:`render_rgb` without what the configuration hides from them."""
+    return render_rgb(s, viewer=player)

@@ -7,11 +7,12 @@ from it; ``undo`` goes back to the last position where a human was to move.
 What a page is shown goes through :meth:`Session.view` for one seat (the *viewer*): the seat's own
 ``observation_string``, the legal actions only when the viewer is to move, the history with other
 players' moves named only as far as the viewer can tell them apart, scores only at the end, and a board
-picture only when it shows nothing a determinization for the viewer would change (else the viewer's
-text view drawn as a picture), with clickable targets where the game's renderer places an action on it
-(``action_regions(state)``: the places, cells and fields an action names), one target per place with
-every legal action that points there. The analysis view ("all cards open") shows everything;
-it is off until asked for.
+picture as the viewer's configuration lets them see it (the renderer's ``observation_rgb``, e.g. without
+Hawaii's other resources when they are not public) and only when it shows nothing a determinization for
+the viewer would change (else the viewer's text view drawn as a picture), with clickable targets where
+the game's renderer places an action on it (``action_regions(state)``: the places, cells and fields an
+action names), one target per place with every legal action that points there. The analysis view ("all
+cards open") shows everything; it is off until asked for.
 """
 
 from __future__ import annotations
@@ -324,17 +325,33 @@ class Session:
                 f"a hidden choice (one of at least {len(alike) + 1} that look alike to you)"
         return self._names[key]
 
+    def board_picture(self, state: Any, viewer: int) -> np.ndarray:
+        """The board picture of ``state`` as ``viewer``'s configuration lets them see it: the renderer's
+        ``observation_rgb(state, viewer)`` where it has one (the picture without what an option hides from
+        that seat but a determinization keeps, e.g. Hawaii's resources with ``resources_public`` off, which
+        a player could in principle count), else ``render_rgb``; the whole picture in the analysis view."""
+        if not self.sees_all():
+            try:
+                own = getattr(self.game.renderer(), "observation_rgb", None)
+            except NotImplementedError:  # a game without a renderer module
+                own = None
+            if own is not None:
+                return own(state, viewer)
+        return state.render_rgb()
+
     def picture_is_public(self, step: int, viewer: int) -> bool:
-        """Whether the board picture at ``step`` shows nothing hidden from ``viewer``: it equals the pictures
-        of determinizations for the viewer (which resample everything the viewer cannot know)."""
+        """Whether the board picture at ``step`` (:meth:`board_picture`) shows nothing hidden from ``viewer``:
+        it equals the pictures of determinizations for the viewer (which resample everything the viewer
+        cannot know)."""
         if self.sees_all():
             return True
         key = (step, viewer)
         if key not in self._picture_ok:
             state = self.states[step]
-            pic = state.render_rgb()
+            pic = self.board_picture(state, viewer)
             rng = np.random.default_rng(step)
-            ok = all(np.array_equal(pic, state.determinize(viewer, rng).render_rgb()) for _ in range(PICTURE_CHECKS))
+            ok = all(np.array_equal(pic, self.board_picture(state.determinize(viewer, rng), viewer))
+                     for _ in range(PICTURE_CHECKS))
             self._picture_ok[key] = ok
         return self._picture_ok[key]
 
@@ -346,7 +363,7 @@ class Session:
             raise RequestError(f"step must be in 0..{self.last}, got {step}")
         state = self.states[step]
         if self.picture_is_public(step, viewer):
-            rgb = state.render_rgb()
+            rgb = self.board_picture(state, viewer)
         else:
             rgb = text_to_rgb(state.observation_string(viewer))
         buf = io.BytesIO()
