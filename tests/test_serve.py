@@ -278,20 +278,31 @@ def test_holdings_an_option_hides_stay_hidden_on_the_page_and_picture(client, ga
     and the picture still shows the board (with its clickable places), not a text view."""
     v = agents_move(client, new(client, game, seats=["human", "heuristic"], seed=5, options=options))
     s = session(client, v)
-    state = s.states[v["step"]]
-    twin_state = _with_other_holdings(state, game)
-    assert not np.array_equal(state.render_rgb(), twin_state.render_rgb()), "the full picture shows the holdings"
-    twin = Session(s.game, ["human", "heuristic"], s.limits, start=twin_state)
-    mine, theirs = client.get(f"/api/games/{v['id']}?seat=0").json(), twin.view(0)
-    assert mine["regions"] and mine["text"] == theirs["text"]
-    for k in ("id", "picture", "history", "last", "step", "seats"):
-        mine.pop(k)
-        theirs.pop(k)
-    assert mine == theirs
-    png = client.get(f"/api/games/{v['id']}/picture/{v['step']}.png?seat=0").content
-    assert png == twin.picture_png(0, 0)
-    assert s.picture_is_public(v["step"], 0), "the board itself is drawn, without the hidden holdings"
+    for _ in range(4):  # four decisions of the human seat, each against other holdings of seat 1
+        state = s.states[v["step"]]
+        twin_state = _with_other_holdings(state, game)
+        assert not np.array_equal(state.render_rgb(), twin_state.render_rgb()), "the full picture shows them"
+        twin = Session(s.game, ["human", "heuristic"], s.limits, start=twin_state)
+        mine, theirs = client.get(f"/api/games/{v['id']}?seat=0").json(), twin.view(0)
+        assert mine["regions"] and mine["text"] == theirs["text"]
+        for k in ("id", "picture", "history", "last", "step", "seats"):
+            mine.pop(k)
+            theirs.pop(k)
+        assert mine == theirs
+        png = client.get(f"/api/games/{v['id']}/picture/{v['step']}.png?seat=0").content
+        assert png == twin.picture_png(0, 0)
+        assert s.picture_is_public(v["step"], 0), "the board itself is drawn, without the hidden holdings"
+        r = client.post(f"/api/games/{v['id']}/play", json={"action": v["regions"][-1]["actions"][0],
+                                                              "step": v["step"]})
+        assert r.status_code == 200, r.text
+        v = agents_move(client, r.json())
+        while not v["terminal"] and not v["regions"]:  # on to the next decision with a place to click
+            r = client.post(f"/api/games/{v['id']}/play", json={"action": v["legal"][0]["action"], "step": v["step"]})
+            v = agents_move(client, r.json())
     # the analysis view shows them
+    assert not v["terminal"]
+    twin = Session(s.game, ["human", "heuristic"], s.limits, start=_with_other_holdings(s.states[v["step"]], game))
+    assert client.get(f"/api/games/{v['id']}/picture/{v['step']}.png?seat=0").content == twin.picture_png(0, 0)
     client.post(f"/api/games/{v['id']}/open", json={"open": True, "seat": 0})
     twin.open_view = True
     assert client.get(f"/api/games/{v['id']}/picture/{v['step']}.png?seat=0&open=1").content \
