@@ -279,3 +279,39 @@ def test_hawaii_text_hides_other_resources_when_not_public():
     u.res[1][0] += 7
     u.refresh()
     assert public.observation_string(0) != u.observation_string(0)
+
+
+def test_hawaii_picture_of_a_view_hides_other_resources_when_not_public():
+    from meeplezoo.envs.hawaii.render import observation_rgb
+
+    s = game_class("hawaii")(3, resources_public=False).new_state(4)
+    t = s.clone()
+    t.res[1] = [x + 7 for x in t.res[1]]
+    t.refresh()
+    assert not np.array_equal(s.render_rgb(), t.render_rgb())
+    assert np.array_equal(observation_rgb(s, 0), observation_rgb(t, 0))
+    assert not np.array_equal(observation_rgb(s, 1), observation_rgb(t, 1))
+    public = game_class("hawaii")(3).new_state(4)
+    assert np.array_equal(observation_rgb(public, 0), public.render_rgb())
+
+
+def test_asara_views_hide_other_money_and_reserves_with_human_realistic_obs():
+    from meeplezoo.envs.asara.render import observation_rgb
+
+    s = game_class("asara")(3, human_realistic_obs=True).new_state(4)
+    rng = random.Random(4)
+    kinds = len(s.reserve) // 3
+    while not any(s.reserve[kinds:]):  # until another player holds tiles
+        s.apply(rng.choice(s.legal_actions()))
+    t = s.clone()
+    t.money[1] += 17
+    t.money[2] += 5
+    t.reserve[kinds:] = [0] * (2 * kinds)
+    t.refresh()
+    assert s.observation_string(0) == t.observation_string(0)
+    assert np.array_equal(observation_rgb(s, 0), observation_rgb(t, 0))
+    assert s.observation_string(1) != t.observation_string(1) and s.render_text() != t.render_text()
+    assert not np.array_equal(s.render_rgb(), t.render_rgb())
+    plain = game_class("asara")(3).new_state(4)
+    assert "money ?" not in plain.observation_string(0)
+    assert np.array_equal(observation_rgb(plain, 0), plain.render_rgb())

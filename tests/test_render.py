@@ -155,6 +155,31 @@ def test_distinct_positions_give_distinct_pictures(played, name, players):
             f"{name}: two different mid-game positions look the same")
 
 
+@pytest.mark.parametrize("name,players", CASES)
+def test_action_regions_lie_on_the_picture_and_name_legal_actions(played, name, players):
+    """A renderer's ``action_regions(state)`` (the clickable places of ``meeplezoo serve``): at every position
+    of a game, boxes inside the picture that name only legal actions; most decisions of a board game have
+    some (a place, cell or field they name)."""
+    if players == 0:
+        landed_class(name)
+    if name == "toy" or not hasattr(meeplezoo.game_class(name).renderer(), "action_regions"):
+        pytest.skip(f"{name} draws no clickable places")
+    regions = meeplezoo.game_class(name).renderer().action_regions
+    (states, _, pictures), _ = played(name, players)
+    with_regions = 0
+    for i, (s, rgb) in enumerate(zip(states, pictures)):
+        boxes = regions(s)
+        h, w = rgb.shape[:2]
+        legal = set(s.legal_actions()) if not s.is_terminal() else set()
+        assert set(boxes) <= legal, f"{name} position {i}: regions for illegal actions {set(boxes) - legal}"
+        for a, (x0, y0, x1, y1) in boxes.items():
+            assert 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h, (
+                f"{name} position {i}: {s.action_name(a)} at {(x0, y0, x1, y1)} outside the {w}x{h} picture")
+        with_regions += bool(boxes)
+    assert with_regions >= (len(states) - 1) / 4, (
+        f"{name}: only {with_regions} of {len(states) - 1} decisions have a place to click")
+
+
 _SUBPROCESS = r"""
 import hashlib, json, sys
 import numpy as np

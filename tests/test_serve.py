@@ -259,6 +259,56 @@ def test_a_human_seat_sees_only_its_own_information(client, game):
         assert line.strip() in v["text"]
 
 
+def _with_other_holdings(state, game: str):
+    """The position with seat 1's holdings that an option hides from seat 0 changed (Hawaii's resources with
+    ``resources_public`` off, Asara's money with ``human_realistic_obs``)."""
+    doc = json.loads(state.to_json())
+    if game == "hawaii":
+        doc["state"]["res"][1] = [x + k for x, k in zip(doc["state"]["res"][1], (7, 3, 2))]
+    else:
+        doc["state"]["money"][1] += 17
+    return type(state).from_json(json.dumps(doc))
+
+
+@pytest.mark.parametrize("game, options", [("hawaii", {"resources_public": False}),
+                                           ("asara", {"human_realistic_obs": True})])
+def test_holdings_an_option_hides_stay_hidden_on_the_page_and_picture(client, game, options):
+    """A determinization keeps other players' resources (a player could count them), but these options hide
+    them from the observation: the seat's page, text and picture are the same whatever the other seat holds,
+    and the picture still shows the board (with its clickable places), not a text view."""
+    v = agents_move(client, new(client, game, seats=["human", "heuristic"], seed=5, options=options))
+    s = session(client, v)
+    for _ in range(4):  # four decisions of the human seat, each against other holdings of seat 1
+        state = s.states[v["step"]]
+        twin_state = _with_other_holdings(state, game)
+        assert not np.array_equal(state.render_rgb(), twin_state.render_rgb()), "the full picture shows them"
+        twin = Session(s.game, ["human", "heuristic"], s.limits, start=twin_state)
+        mine, theirs = client.get(f"/api/games/{v['id']}?seat=0").json(), twin.view(0)
+        assert mine["regions"] and mine["text"] == theirs["text"]
+        for k in ("id", "picture", "history", "last", "step", "seats"):
+            mine.pop(k)
+            theirs.pop(k)
+        assert mine == theirs
+        png = client.get(f"/api/games/{v['id']}/picture/{v['step']}.png?seat=0").content
+        assert png == twin.picture_png(0, 0)
+        assert s.picture_is_public(v["step"], 0), "the board itself is drawn, without the hidden holdings"
+        r = client.post(f"/api/games/{v['id']}/play", json={"action": v["regions"][-1]["actions"][0],
+                                                              "step": v["step"]})
+        assert r.status_code == 200, r.text
+        v = agents_move(client, r.json())
+        while not v["terminal"] and not v["regions"]:  # on to the next decision with a place to click
+            r = client.post(f"/api/games/{v['id']}/play", json={"action": v["legal"][0]["action"], "step": v["step"]})
+            v = agents_move(client, r.json())
+    # the analysis view shows them
+    assert not v["terminal"]
+    twin = Session(s.game, ["human", "heuristic"], s.limits, start=_with_other_holdings(s.states[v["step"]], game))
+    assert client.get(f"/api/games/{v['id']}/picture/{v['step']}.png?seat=0").content == twin.picture_png(0, 0)
+    client.post(f"/api/games/{v['id']}/open", json={"open": True, "seat": 0})
+    twin.open_view = True
+    assert client.get(f"/api/games/{v['id']}/picture/{v['step']}.png?seat=0&open=1").content \
+        != twin.picture_png(0, 0)
+
+
 def test_hidden_choices_of_others_are_not_named(client):
     game = meeplezoo.make_game("asara")
     limits = Limits([])
@@ -384,15 +434,37 @@ def test_cli_serve_defaults_to_localhost():
     assert args.port == 9000 and args.host == "0.0.0.0" and args.checkpoints == ["a"]
 
 
-def test_hawaii_places_are_targets_on_the_picture_for_the_seat_to_move(client):
-    v = new(client, "hawaii", seats=["human", "heuristic"], seed=3)
+@pytest.mark.parametrize("game", GAMES)
+def test_board_places_are_targets_on_the_picture_for_the_seat_to_move(client, game):
+    """Every region is a box on the picture with the legal actions that point there (all of them that the
+    renderer places), each action in one region only; in a hidden-information game another seat, not to
+    move, gets none (in an open game every seat sees the same page)."""
+    v = new(client, game, seats=["human", "heuristic"], seed=3)
     v = agents_move(client, v)
     s = session(client, v)
     state = s.states[v["step"]]
-    assert v["regions"], "the places of the island are clickable in the main decision"
+    assert v["regions"], f"{game}: the first decision of the human names places on the board"
+    h, w = state.render_rgb().shape[:2]
+    boxes = state.game.renderer().action_regions(state)
+    seen = []
     for r in v["regions"]:
-        assert state.legal_mask()[r["action"]] and r["name"] == state.action_name(r["action"])
         x0, y0, x1, y1 = r["box"]
-        assert 0 <= x0 < x1 and 0 <= y0 < y1
-    other = client.get(f"/api/games/{v['id']}?seat=1").json()  # not seat 1's move: nothing to click
-    assert other["regions"] == [] and other["legal"] == []
+        assert 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h
+        assert r["names"] == [state.action_name(a) for a in r["actions"]]
+        for a in r["actions"]:
+            assert state.legal_mask()[a] and tuple(boxes[a]) == (x0, y0, x1, y1)
+        seen += r["actions"]
+    assert sorted(seen) == sorted(boxes) and len(seen) == len(set(seen))
+    other = client.get(f"/api/games/{v['id']}?seat=1").json()
+    if game in HIDDEN:  # not seat 1's move: nothing to click
+        assert other["regions"] == [] and other["legal"] == []
+    else:
+        assert other["regions"] == v["regions"]
+
+
+@pytest.mark.parametrize("argv, message", [(["--port", "0"], "--port"), (["--port", "http"], "--port"),
+                                           (["--max-sims", "0"], "--max-sims"), (["--max-time", "nan"], "--max-time")])
+def test_cli_serve_refuses_bad_numbers(argv, message, capsys):
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["serve", *argv])
+    assert message in capsys.readouterr().err

@@ -221,33 +221,38 @@ def test_bad_spec_shows_a_clear_error(server, browser):
     assert browser.js("document.getElementById('play').hidden") is True
 
 
-def test_places_on_the_hawaii_board_are_clickable(server, browser):
+def _targets(browser) -> list[tuple[list[int], str]]:
+    return [(list(map(int, acts.split(","))), title) for acts, title in browser.js(
+        "[...document.querySelectorAll('#targets button')].map(b => [b.dataset.actions, b.title])")]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_places_on_the_board_are_clickable(server, browser, game):
+    """A click on a place of the picture plays its action, or, where several actions point there (a tile's
+    cells and orientations, a disc's values, the building circle's sections), lists only those; a click on
+    one of them plays it."""
     app, url = server
-    start_game(browser, url, "hawaii", "heuristic", seed=3)
+    start_game(browser, url, game, "heuristic", seed=3)
     s = session_of(app, browser)
     browser.wait_for("document.querySelectorAll('#targets button').length > 0")
-    targets = browser.js("[...document.querySelectorAll('#targets button')].map(b => [Number(b.dataset.action),"
-                         " b.title])")
+    targets = _targets(browser)
     state = s.states[s.cursor]
     legal = set(state.legal_actions())
-    assert targets and all(a in legal and name == state.action_name(a) and name.startswith("buy at P")
-                           for a, name in targets)
+    boxes = state.game.renderer().action_regions(state)
+    assert targets and all(set(acts) <= legal and len({tuple(boxes[a]) for a in acts}) == 1 for acts, _ in targets)
     step = s.cursor
-    action, name = targets[-1]
-    click(browser, f'#targets button[data-action="{action}"]')
+    acts, title = max(targets, key=lambda t: len(t[0]))  # the place with the most actions
+    click(browser, f'#targets button[data-actions="{",".join(map(str, acts))}"]')
+    if len(acts) == 1:
+        assert title == state.action_name(acts[0])
+    else:
+        browser.wait_for(f"document.body.dataset.narrowed === '{','.join(map(str, acts))}'")
+        listed = browser.js("[...document.querySelectorAll('#actions button[data-action]')].map(b => "
+                            "Number(b.dataset.action))")
+        assert listed == acts, "the action list narrows to the actions of the place clicked"
+        assert s.cursor == step, "narrowing plays nothing"
+        click(browser, f'#actions button[data-action="{acts[-1]}"]')
     browser.wait_for(f"document.body.dataset.step !== '{step}'")
-    assert s.actions[step] == action  # the place clicked on the picture was played
-
-
-def test_an_agent_in_the_first_seat_opens_the_game(server, browser):
-    app, url = server
-    browser.open(url)
-    set_value(browser, "#game", "kerala")
-    set_value(browser, '.seat-kind[data-seat="0"]', "heuristic")
-    set_value(browser, '.seat-kind[data-seat="1"]', "human")
-    set_value(browser, "#pace", "0")
-    click(browser, "#start")
-    page = settled(browser)
-    s = session_of(app, browser)
-    assert page["humanToMove"] == "true" and s.last >= 1 and s.states[s.last].current_player == 1
-    assert all(s.states[i].current_player == 0 for i in range(s.last))  # the heuristic played until seat 1's turn
+    assert s.actions[step] == acts[-1]  # the place clicked on the picture was played
+    settled(browser)
+    assert browser.js("document.body.dataset.narrowed") == "", "a new position lists every action again"

@@ -14,7 +14,7 @@ import numpy as np
 
 from . import components as C
 from . import queries as Q
-from .actions import PAIRS
+from .actions import PAIRS, area_action_target
 from .state import PAIR_CARD
 
 if TYPE_CHECKING:
@@ -60,12 +60,20 @@ def _tower_str(s: AsaraState, m: int, slot: int, rec: list[int]) -> str:
     return f"{C.MATERIAL_SHORT[m]}{slot + 1}[h{h}{extra}]"
 
 
-def render_text(s: AsaraState, viewer: int | None = None) -> str:
-    """A readable account of the position; private holdings only of ``viewer``."""
+def _screened(s: AsaraState, viewer: int | None, p: int) -> bool:
+    """Whether ``p``'s money and reserve are hidden from ``viewer`` (the option ``human_realistic_obs``)."""
+    return viewer is not None and p != viewer and s.game.options["human_realistic_obs"]
+
+
+def render_text(s: AsaraState, viewer: int | None = None, *, screens: bool = False) -> str:
+    """A readable account of the position; private holdings only of ``viewer``; with ``screens``, other
+    players' money and reserves hidden from ``viewer`` too where the option ``human_realistic_obs`` hides
+    them (the view of :func:`observation_string`)."""
     from .state import PH_DONE, PHASE_NAMES
 
     g = s.game
     n = g.num_players
+    behind = [screens and _screened(s, viewer, p) for p in range(n)]
     if viewer is None:
         viewer = s.current_player if s.current_player >= 0 else None
     lines = []
@@ -99,12 +107,13 @@ def render_text(s: AsaraState, viewer: int | None = None) -> str:
     for p in range(n):
         mark = ">" if p == s.current_player else " "
         cal = " (Caliph)" if p == s.caliph else ""
-        lines.append(f" {mark}P{p}{cal}: PP {s.prestige[p]}  money {s.money[p]}  hand {s.hand_n[p]} cards"
+        money = "?" if behind[p] else s.money[p]
+        lines.append(f" {mark}P{p}{cal}: PP {s.prestige[p]}  money {money}  hand {s.hand_n[p]} cards"
                      + (f"  lit windows held {sum(Q.lit_reserve(s, p))}" if g.pro else ""))
         res = s.reserve[p * C.NUM_KINDS: (p + 1) * C.NUM_KINDS]
         parts = [f"{C.TYPES[t]} {_counts_str(res[t * 10: t * 10 + 10])}"
                  for t in range(C.NUM_TYPES) if any(res[t * 10: t * 10 + 10])]
-        lines.append("     reserve: " + ("; ".join(parts) or "-"))
+        lines.append("     reserve: " + ("hidden" if behind[p] else "; ".join(parts) or "-"))
         towers = [_tower_str(s, m, slot, rec) for m, slot, rec in s.towers_of(p)]
         lines.append("     towers: " + (" ".join(towers) or "-"))
     if viewer is not None:
@@ -138,8 +147,89 @@ GOLD = (230, 185, 30)
 PLAYER_RGB = ((200, 60, 60), (50, 100, 200), (40, 150, 70), (150, 80, 170))
 
 
-def render_rgb(s: AsaraState) -> np.ndarray:
-    """Board on top (markets, bank, circle, spies, Caliph), each player's towers below."""
+#: where the areas below the markets start on the picture (x; their labels at y AREAS_Y, spaces 16 below)
+AREA_X = {C.BANK: 10, C.CIRCLE: 130, C.SPIES: 310, C.CALIPH: 400, C.RECRUIT: 490, C.LIT_HOUSE: 570}
+AREAS_Y = 145
+Box = tuple[int, int, int, int]
+
+
+def market_box(t: int) -> Box:
+    """``(x0, y0, x1, y1)`` of market ``t`` (0..3) on the picture of :func:`render_rgb`."""
+    x0, y0 = 10 + t * 235, 26
+    return x0, y0, x0 + 225, y0 + 110
+
+
+def area_box(s: AsaraState, area: int) -> Box:
+    """An area of the board on the picture: a market, or the label and card spaces of the bank, building
+    circle, House of Spies, Caliph (with his token), recruit and lighted-window houses, or the 5-Asari
+    building's line."""
+    if area < C.NUM_MARKETS:
+        return market_box(area)
+    if area == C.FIVE:
+        return AREA_X[C.BANK], AREAS_Y + 46, AREA_X[C.BANK] + 90, AREAS_Y + 62
+    x = AREA_X[area]
+    right = 470 if area == C.CALIPH else x + max(s.game.area_spaces[area] * 22 - 4, 60)
+    return x, AREAS_Y, right, AREAS_Y + 42
+
+
+def space_box(s: AsaraState, area: int, i: int) -> Box:
+    """Card space ``i`` of ``area`` on the picture."""
+    if area < C.NUM_MARKETS:
+        x, y = market_box(area)[0] + 5, market_box(area)[1] + 20
+    else:
+        x, y = AREA_X[area], AREAS_Y + 16
+    return x + i * 22, y, x + i * 22 + 18, y + 26
+
+
+def _display_boxes(s: AsaraState, t: int) -> list[tuple[int, Box]]:
+    """The face-up tiles of market ``t`` as drawn: (kind, box) in drawing order."""
+    x0, y0, _, _ = market_box(t)
+    out = []
+    k = 0
+    for x in range(10):
+        for _ in range(s.display[t * 10 + x]):
+            bx, by = x0 + 5 + (k % 8) * 27, y0 + 55 + (k // 8) * 27
+            out.append((x, (bx, by, bx + 22, by + 22)))
+            k += 1
+    return out
+
+
+def action_regions(s: AsaraState) -> dict[int, Box]:
+    """Where on the picture each legal action points (a clickable picture's targets): an area chosen for a
+    buyer card at that area (the building circle's 1..7 sections share it), a space chosen at that space, a
+    market purchase at a face-up tile of its kind, a House of Spies search at the market whose pile it
+    searches. Actions that name no place on the board (cards, building, declining) are left out."""
+    from .state import PH_AREA, PH_MARKET, PH_SPACE, PH_SPY_PILE
+
+    if s.is_terminal():
+        return {}
+    c = s.game.codec
+    out: dict[int, Box] = {}
+    legal = [int(a) for a in s.legal_actions()]
+    if s.phase == PH_AREA:
+        for a in legal:
+            out[a] = area_box(s, area_action_target(a - c.area)[0])
+    elif s.phase == PH_SPACE:
+        area = area_action_target(s.p_area)[0]
+        for a in legal:
+            out[a] = space_box(s, area, a - c.space)
+    elif s.phase == PH_MARKET:
+        first: dict[int, Box] = {}
+        for kind, box in _display_boxes(s, s.p_area):
+            first.setdefault(kind, box)
+        for a in legal:
+            if a - c.market in first:
+                out[a] = first[a - c.market]
+    elif s.phase == PH_SPY_PILE:
+        for a in legal:
+            if a - c.spy_pile < C.NUM_MARKETS:
+                out[a] = market_box(a - c.spy_pile)
+    return out
+
+
+def render_rgb(s: AsaraState, viewer: int | None = None) -> np.ndarray:
+    """Board on top (markets, bank, circle, spies, Caliph), each player's towers below; with ``viewer``,
+    other players' money and reserves left out where the option ``human_realistic_obs`` hides them."""
     from PIL import Image, ImageDraw
 
     from ..core.render import default_font
@@ -165,43 +255,40 @@ def render_rgb(s: AsaraState) -> np.ndarray:
 
     # markets
     for t in range(4):
-        x0, y0 = 10 + t * 235, 26
+        x0, y0, _, _ = market_box(t)
         d.rectangle((x0, y0, x0 + 225, y0 + 110), outline=INK, fill=(245, 235, 210))
         d.text((x0 + 5, y0 + 3), f"{C.TYPES[t]} market  pile {len(s.piles[t])}", fill=INK, font=font)
         spaces(x0 + 5, y0 + 20, t)
-        k = 0
-        for x in range(10):
-            for _ in range(s.display[t * 10 + x]):
-                bx, by = x0 + 5 + (k % 8) * 27, y0 + 55 + (k // 8) * 27
-                d.rectangle((bx, by, bx + 22, by + 22), fill=C.MATERIAL_RGB[x // 2],
-                            outline=GOLD if x % 2 else INK, width=3 if x % 2 else 1)
-                k += 1
+        for x, box in _display_boxes(s, t):
+            d.rectangle(box, fill=C.MATERIAL_RGB[x // 2], outline=GOLD if x % 2 else INK, width=3 if x % 2 else 1)
     # bank, circle, spies, caliph (+ pro areas)
-    y1 = 145
-    d.text((10, y1), "Bank 12/10/8", fill=INK, font=font)
-    spaces(10, y1 + 16, C.BANK)
-    d.text((10, y1 + 48), f"5 Asari: {sum(s.five_by)}", fill=INK, font=font)
-    d.text((130, y1), "Building circle 1-7", fill=INK, font=font)
-    spaces(130, y1 + 16, C.CIRCLE)
-    d.text((310, y1), "Spies " + "/".join(map(str, g.spy_fees)), fill=INK, font=font)
-    spaces(310, y1 + 16, C.SPIES)
-    d.text((400, y1), "Caliph", fill=INK, font=font)
-    spaces(400, y1 + 16, C.CALIPH)
+    y1 = AREAS_Y
+    ax = AREA_X
+    d.text((ax[C.BANK], y1), "Bank 12/10/8", fill=INK, font=font)
+    spaces(ax[C.BANK], y1 + 16, C.BANK)
+    d.text((ax[C.BANK], y1 + 48), f"5 Asari: {sum(s.five_by)}", fill=INK, font=font)
+    d.text((ax[C.CIRCLE], y1), "Building circle 1-7", fill=INK, font=font)
+    spaces(ax[C.CIRCLE], y1 + 16, C.CIRCLE)
+    d.text((ax[C.SPIES], y1), "Spies " + "/".join(map(str, g.spy_fees)), fill=INK, font=font)
+    spaces(ax[C.SPIES], y1 + 16, C.SPIES)
+    d.text((ax[C.CALIPH], y1), "Caliph", fill=INK, font=font)
+    spaces(ax[C.CALIPH], y1 + 16, C.CALIPH)
     d.ellipse((440, y1 + 14, 470, y1 + 44), fill=PLAYER_RGB[s.caliph], outline=GOLD, width=3)
     if g.pro:
-        d.text((490, y1), "Recruit", fill=INK, font=font)
-        spaces(490, y1 + 16, C.RECRUIT)
-        d.text((570, y1), f"Lit windows ({len(s.lit_stack)})", fill=INK, font=font)
-        spaces(570, y1 + 16, C.LIT_HOUSE)
+        d.text((ax[C.RECRUIT], y1), "Recruit", fill=INK, font=font)
+        spaces(ax[C.RECRUIT], y1 + 16, C.RECRUIT)
+        d.text((ax[C.LIT_HOUSE], y1), f"Lit windows ({len(s.lit_stack)})", fill=INK, font=font)
+        spaces(ax[C.LIT_HOUSE], y1 + 16, C.LIT_HOUSE)
     # players
     pw = W // n
     top = 215
     for p in range(n):
         x0 = p * pw + 5
         d.rectangle((x0, top, x0 + pw - 10, H - 8), outline=PLAYER_RGB[p], width=3, fill=(250, 242, 225))
-        d.text((x0 + 6, top + 4), f"P{p}  PP {s.prestige[p]}  money {s.money[p]}  cards {s.hand_n[p]}",
-               fill=INK, font=font)
-        res = s.reserve[p * C.NUM_KINDS: (p + 1) * C.NUM_KINDS]
+        behind = _screened(s, viewer, p)
+        d.text((x0 + 6, top + 4), f"P{p}  PP {s.prestige[p]}  money {'?' if behind else s.money[p]}  "
+                                  f"cards {s.hand_n[p]}", fill=INK, font=font)
+        res = s.reserve[p * C.NUM_KINDS: (p + 1) * C.NUM_KINDS] if not behind else [0] * C.NUM_KINDS
         k = 0
         for kind in range(C.NUM_KINDS):
             for _ in range(res[kind]):
@@ -239,5 +326,11 @@ def render_rgb(s: AsaraState) -> np.ndarray:
 
 
 def observation_string(s: AsaraState, player: int) -> str:
-    """Player's view as text: the public board and only this player's hand and face-down cards."""
-    return f"View of P{player}\n" + render_text(s, viewer=player)
+    """Player's view as text: the public board and only this player's hand and face-down cards (and, with
+    ``human_realistic_obs``, only this player's money and reserve)."""
+    return f"View of P{player}\n" + render_text(s, viewer=player, screens=True)
+
+
+def observation_rgb(s: AsaraState, player: int) -> np.ndarray:
+    """Player's view as a picture: :func:`render_rgb` without what the configuration hides from them."""
+    return render_rgb(s, viewer=player)

@@ -136,6 +136,79 @@ def _island():  # noqa: ANN202 - PIL image
     return img
 
 
+Box = tuple[int, int, int, int]
+
+
+def _square(x: float, y: float, half_w: float, half_h: float | None = None) -> Box:
+    half_h = half_w if half_h is None else half_h
+    return round(x - half_w), round(y - half_h), round(x + half_w), round(y + half_h)
+
+
+def field_box(field: int) -> Box:
+    """``(x0, y0, x1, y1)`` of building field ``field`` (0..17) on the picture of :func:`render_rgb`."""
+    return _square(*_pt(FIELD_R[C.FIELD_LEVEL[field]], C.FIELD_SEGMENT[field]), 15)
+
+
+def bay_box(segment: int, k: int) -> Box:
+    """The card of bay ``k`` (0 or 1) of ``segment`` on the picture."""
+    return _square(*_pt(268, segment + (k - 0.5) * 0.28), 16, 20)
+
+
+def beach_box(segment: int) -> Box:
+    """The beach of ``segment`` where both players' discs lie (inside the segment's beach ring)."""
+    return _square(*_pt(211, segment), 24)
+
+
+def _disc_pos(state: HausDerSonneState, p: int, s: int, i: int, n: int) -> tuple[float, float]:
+    """Centre of the ``i``-th of ``n`` discs of player ``p`` on the beach of segment ``s``."""
+    return _pt(203 + 16 * p, s + (i - (n - 1) / 2) * 0.1)
+
+
+def crater_box(segment: int) -> Box:
+    """The lava chips in the crater part of ``segment``."""
+    x, y = _pt(32, segment)
+    return round(x - 9), round(y - 14), round(x + 9), round(y + 8)
+
+
+def boat_box(state: HausDerSonneState) -> Box:
+    bx, by = _pt(240, state.boat)
+    return round(bx - 17), round(by - 19), round(bx + 17), round(by + 9)
+
+
+def action_regions(state: HausDerSonneState) -> dict[int, Box]:
+    """Where on the picture each legal action points (a clickable picture's targets): a disc placed on a
+    beach at that beach (every disc value shares it), a disc taken back at that disc, the lava disc placed
+    with a disc at the boat, the shaman's move at its field, a pick at the bay's card, the priestess at the
+    crater chips she moves (both directions share them). Actions that name no place are left out."""
+    from . import actions as A
+
+    if state.is_terminal():
+        return {}
+    p = state.current_player
+    out: dict[int, Box] = {}
+    for a in state.legal_actions():
+        a = int(a)
+        act = A.decode(a)
+        if act.kind == "place":
+            out[a] = beach_box(act.b)
+        elif act.kind == "place_lava":
+            out[a] = boat_box(state)
+        elif act.kind == "take_back":
+            seg = state.disc[p * C.NUM_DISCS + act.a - 1]
+            if 0 <= seg < C.NUM_SEGMENTS:
+                vals = _discs(state, p, seg)
+                if state.game.tactical and state.lava_disc[p] == seg:
+                    vals = vals + ["L"]
+                out[a] = _square(*_disc_pos(state, p, seg, vals.index(act.a), len(vals)), 8)
+        elif act.kind == "shaman_to":
+            out[a] = field_box(act.a)
+        elif act.kind == "pick" and state.land >= 0:
+            out[a] = bay_box(state.land, act.a)
+        elif act.kind == "priestess":
+            out[a] = crater_box(act.a)
+    return out
+
+
 def render_rgb(state: HausDerSonneState) -> np.ndarray:
     """The island from above as uint8 (H, W, 3); the same state always gives the same picture."""
     from PIL import ImageDraw
@@ -173,7 +246,7 @@ def render_rgb(state: HausDerSonneState) -> np.ndarray:
             if state.game.tactical and state.lava_disc[p] == s:
                 vals = vals + ["L"]
             for i, v in enumerate(vals):
-                x, y = _pt(203 + 16 * p, s + (i - (len(vals) - 1) / 2) * 0.1)
+                x, y = _disc_pos(state, p, s, i, len(vals))
                 dr.ellipse((x - 7, y - 7, x + 7, y + 7), fill=P_RGB[p], outline=(0, 0, 0))
                 dr.text((x - 3, y - 7), str(v), fill=(0, 0, 0), font=font)
     # bays with cards, the boat

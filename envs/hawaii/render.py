@@ -138,14 +138,20 @@ def place_box(slot: int) -> tuple[int, int, int, int]:
 
 
 def action_regions(s: Any) -> dict[int, tuple[int, int, int, int]]:
-    """Where on the picture an action points: each ``buy at Pk`` at its place (a clickable picture's targets)."""
+    """Where on the picture each legal action points: each ``buy at Pk`` at its place (a clickable picture's
+    targets)."""
     codec = s.game.codec
-    return {codec.encode(A.MAIN, sl): place_box(sl) for sl in range(NUM_SLOTS)}
+    if s.terminal:
+        return {}
+    mask = s.legal_mask()
+    return {a: place_box(sl) for sl in range(NUM_SLOTS) if mask[a := codec.encode(A.MAIN, sl)]}
 
 
-def render_rgb(s: Any) -> np.ndarray:
+def render_rgb(s: Any, viewer: int | None = None) -> np.ndarray:
     """The main island as a 2-3-3-2 grid of places with their tokens, the beach with cove, docks and
-    sequence track, and one board per player (villages as coloured tiles, Tikis above, Kahunas left)."""
+    sequence track, and one board per player (villages as coloured tiles, Tikis above, Kahunas left); with
+    ``viewer``, what that player may know (other players' resources drawn as ``?`` when the option
+    ``resources_public`` is off)."""
     from PIL import Image, ImageDraw
 
     g = s.game
@@ -222,7 +228,9 @@ def render_rgb(s: Any) -> np.ndarray:
         y = 80 + p * 16
         d.rectangle((580, y, 592, y + 12), fill=PLAYER_COLORS[p])
         r = s.res[p]
-        d.text((598, y), f"P{p}: {s.vp[p]:3d} VP  S{r[0]} F{r[1]} R{r[2]}  sum {s.round_sum(p)}/{s.target_of(p)}",
+        stock = "S? F? R?" if viewer is not None and p != viewer and not o["resources_public"] \
+            else f"S{r[0]} F{r[1]} R{r[2]}"
+        d.text((598, y), f"P{p}: {s.vp[p]:3d} VP  {stock}  sum {s.round_sum(p)}/{s.target_of(p)}",
                fill=(0, 0, 0), font=font)
     # player boards
     for p in range(n):
@@ -271,3 +279,8 @@ def observation_string(s: Any, player: int) -> str:
     """Player's view as text: the stacks show only their tops and sizes, and other players'
     resources are hidden when the option ``resources_public`` is off."""
     return f"View of player {player}\n" + render_text(s, viewer=player)
+
+
+def observation_rgb(s: Any, player: int) -> np.ndarray:
+    """Player's view as a picture: :func:`render_rgb` without what the configuration hides from them."""
+    return render_rgb(s, viewer=player)

@@ -139,6 +139,65 @@ def _draw_tile(draw, state: KeralaState, code: int, x: int, y: int, size: int, h
                   anchor="ra")
 
 
+def _panel_origin(state: KeralaState, player: int) -> tuple[int, int]:
+    """Top-left corner of ``player``'s panel on the picture of :func:`render_rgb`."""
+    cols = min(state.game.num_players, 3)
+    return (player % cols) * PANEL_W, HEADER_H + (player // cols) * PANEL_H
+
+
+def _platform_grid(state: KeralaState, player: int) -> tuple[int, int, int, int, int]:
+    """``(x, y, size, row0, col0)``: where ``player``'s platform grid starts on the picture, the size of a cell
+    and the (row, col) of its top-left cell (one empty ring is drawn around the tiles)."""
+    g = state.game
+    px, py = _panel_origin(state, player)
+    pos = [g.pos_of(c) for c in state.platforms[player]]
+    r0, r1 = min(r for r, _ in pos) - 1, max(r for r, _ in pos) + 1
+    c0, c1 = min(c for _, c in pos) - 1, max(c for _, c in pos) + 1
+    size = max(min(44, (PANEL_W - 24) // (c1 - c0 + 1), (PANEL_H - 44) // (r1 - r0 + 1)), 6)
+    ox = px + (PANEL_W - size * (c1 - c0 + 1)) // 2
+    oy = py + 34 + (PANEL_H - 40 - size * (r1 - r0 + 1)) // 2
+    return ox, oy, size, r0, c0
+
+
+def cell_box(state: KeralaState, player: int, cell: int) -> tuple[int, int, int, int] | None:
+    """``(x0, y0, x1, y1)`` of padded ``cell`` on ``player``'s platform in the picture of :func:`render_rgb`,
+    or None where the cell lies outside the drawn grid (the tiles and one ring around them)."""
+    g = state.game
+    ox, oy, size, r0, c0 = _platform_grid(state, player)
+    r, c = g.pos_of(cell)
+    x, y = ox + (c - c0) * size, oy + (r - r0) * size
+    px, py = _panel_origin(state, player)
+    if not (px + 4 <= x and x + size <= px + PANEL_W - 4 and py + 30 <= y and y + size <= py + PANEL_H - 4):
+        return None
+    return x, y, x + size, y + size
+
+
+def action_regions(state: KeralaState) -> dict[int, tuple[int, int, int, int]]:
+    """Where on the picture each legal action points, on the platform of the player to move: a tile's
+    placement at the cell it goes to (every tile, elephant and orientation placed there shares the cell), an
+    elephant's move at its new cell, a stack's move at the cell it leaves and then at the cell it goes to
+    (a clickable picture's targets; actions that name no cell are left out)."""
+    from .actions import KIND_MOVE_ELEPHANT, KIND_MOVE_TILE_DST, KIND_MOVE_TILE_SRC, KIND_PICK
+
+    if state.is_terminal():
+        return {}
+    g = state.game
+    p = state.current_player
+    out = {}
+    for a in state.legal_actions():
+        act = g.codec.decode(int(a))
+        if act.kind == KIND_PICK:
+            cell = state.elephants[p][act.elephant] + g.delta[act.direction]
+        elif act.kind in (KIND_MOVE_ELEPHANT, KIND_MOVE_TILE_SRC, KIND_MOVE_TILE_DST):
+            cell = g.cell_to_pad[act.cell]
+        else:
+            continue
+        box = cell_box(state, p, cell)
+        if box is not None:
+            out[int(a)] = box
+    return out
+
+
 def render_rgb(state: KeralaState) -> np.ndarray:
     """The table: offer and round on top, one panel per platform (elephants as grey discs)."""
     from PIL import Image, ImageDraw
@@ -168,12 +227,7 @@ def render_rgb(state: KeralaState) -> np.ndarray:
         draw.text((px + 12, py + 10), f"P{p} {C.COLOURS[g.player_colours[p]]}{mark}  score {ps.total}  "
                                       f"passes {state.passes[p]}", fill=INK, font=f)
         stacks = state.platforms[p]
-        pos = [g.pos_of(c) for c in stacks]
-        r0, r1 = min(r for r, _ in pos) - 1, max(r for r, _ in pos) + 1
-        c0, c1 = min(c for _, c in pos) - 1, max(c for _, c in pos) + 1
-        size = max(min(44, (PANEL_W - 24) // (c1 - c0 + 1), (PANEL_H - 44) // (r1 - r0 + 1)), 6)
-        ox = px + (PANEL_W - size * (c1 - c0 + 1)) // 2
-        oy = py + 34 + (PANEL_H - 40 - size * (r1 - r0 + 1)) // 2
+        ox, oy, size, r0, c0 = _platform_grid(state, p)
         for cell, st in stacks.items():
             r, c = g.pos_of(cell)
             _draw_tile(draw, state, st[-1], ox + (c - c0) * size, oy + (r - r0) * size, size, len(st))

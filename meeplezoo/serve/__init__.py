@@ -15,6 +15,7 @@ The parts: :mod:`.limits` (what a request may ask), :mod:`.inspect` (the agents'
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -46,25 +47,45 @@ def serve(host: str = "127.0.0.1", port: int = 8000, limits: Limits | None = Non
     uvicorn.run(app, host=host, port=port, log_level=log_level)
 
 
+def _integer(lo: int, hi: int | None = None) -> Any:
+    """An argparse type: an int in ``lo..hi``, else an error naming the range."""
+    def integer(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if v < lo or (hi is not None and v > hi):
+            raise argparse.ArgumentTypeError(f"must be an integer in {lo}..{hi if hi is not None else ''}, got {v}")
+        return v
+    return integer
+
+
+def _seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds > 0."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not math.isfinite(v) or v <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text}")
+    return v
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The flags of ``meeplezoo serve``."""
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1: this machine only)")
-    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--port", type=_integer(1, 65535), default=8000, help="port (default 8000)")
     p.add_argument("--checkpoints", metavar="DIR", action="append", default=None,
                    help="a folder checkpoints may be loaded from (repeatable; default: ./runs)")
-    p.add_argument("--max-sims", type=int, default=Limits.max_sims,
+    p.add_argument("--max-sims", type=_integer(1), default=Limits.max_sims,
                    help=f"the most simulations one search may ask for (default {Limits.max_sims})")
-    p.add_argument("--max-time", type=float, default=Limits.max_time,
+    p.add_argument("--max-time", type=_seconds, default=Limits.max_time,
                    help=f"the most seconds one search may ask for (default {Limits.max_time})")
 
 
 def run(args: argparse.Namespace) -> int:
     """``meeplezoo serve`` from parsed arguments."""
-    if not 0 < args.port < 65536:
-        raise ValueError(f"--port must be in 1..65535, got {args.port}")
-    if args.max_sims < 1 or not args.max_time > 0:
-        raise ValueError("--max-sims and --max-time must be positive")
     dirs: Sequence[str] = args.checkpoints if args.checkpoints is not None else DEFAULT_CHECKPOINT_DIRS
     limits = Limits([Path(d) for d in dirs], max_sims=args.max_sims, max_time=args.max_time)
     serve(args.host, args.port, limits)

@@ -7,10 +7,12 @@ from it; ``undo`` goes back to the last position where a human was to move.
 What a page is shown goes through :meth:`Session.view` for one seat (the *viewer*): the seat's own
 ``observation_string``, the legal actions only when the viewer is to move, the history with other
 players' moves named only as far as the viewer can tell them apart, scores only at the end, and a board
-picture only when it shows nothing a determinization for the viewer would change (else the viewer's
-text view drawn as a picture), with clickable targets where the game's renderer places an action on it
-(``action_regions(state)``, e.g. Hawaii's places). The analysis view ("all cards open") shows everything;
-it is off until asked for.
+picture as the viewer's configuration lets them see it (the renderer's ``observation_rgb``, e.g. without
+Hawaii's other resources when they are not public) and only when it shows nothing a determinization for
+the viewer would change (else the viewer's text view drawn as a picture), with clickable targets where
+the game's renderer places an action on it (``action_regions(state)``: the places, cells and fields an
+action names), one target per place with every legal action that points there. The analysis view ("all
+cards open") shows everything; it is off until asked for.
 """
 
 from __future__ import annotations
@@ -323,17 +325,33 @@ class Session:
                 f"a hidden choice (one of at least {len(alike) + 1} that look alike to you)"
         return self._names[key]
 
+    def board_picture(self, state: Any, viewer: int) -> np.ndarray:
+        """The board picture of ``state`` as ``viewer``'s configuration lets them see it: the renderer's
+        ``observation_rgb(state, viewer)`` where it has one (the picture without what an option hides from
+        that seat but a determinization keeps, e.g. Hawaii's resources with ``resources_public`` off, which
+        a player could in principle count), else ``render_rgb``; the whole picture in the analysis view."""
+        if not self.sees_all():
+            try:
+                own = getattr(self.game.renderer(), "observation_rgb", None)
+            except NotImplementedError:  # a game without a renderer module
+                own = None
+            if own is not None:
+                return own(state, viewer)
+        return state.render_rgb()
+
     def picture_is_public(self, step: int, viewer: int) -> bool:
-        """Whether the board picture at ``step`` shows nothing hidden from ``viewer``: it equals the pictures
-        of determinizations for the viewer (which resample everything the viewer cannot know)."""
+        """Whether the board picture at ``step`` (:meth:`board_picture`) shows nothing hidden from ``viewer``:
+        it equals the pictures of determinizations for the viewer (which resample everything the viewer
+        cannot know)."""
         if self.sees_all():
             return True
         key = (step, viewer)
         if key not in self._picture_ok:
             state = self.states[step]
-            pic = state.render_rgb()
+            pic = self.board_picture(state, viewer)
             rng = np.random.default_rng(step)
-            ok = all(np.array_equal(pic, state.determinize(viewer, rng).render_rgb()) for _ in range(PICTURE_CHECKS))
+            ok = all(np.array_equal(pic, self.board_picture(state.determinize(viewer, rng), viewer))
+                     for _ in range(PICTURE_CHECKS))
             self._picture_ok[key] = ok
         return self._picture_ok[key]
 
@@ -345,7 +363,7 @@ class Session:
             raise RequestError(f"step must be in 0..{self.last}, got {step}")
         state = self.states[step]
         if self.picture_is_public(step, viewer):
-            rgb = state.render_rgb()
+            rgb = self.board_picture(state, viewer)
         else:
             rgb = text_to_rgb(state.observation_string(viewer))
         buf = io.BytesIO()
@@ -376,9 +394,7 @@ class Session:
             except NotImplementedError:  # a game without a renderer module
                 targets = None
             if targets is not None and self.picture_is_public(step, viewer):
-                boxes = targets(state)
-                regions = [{"action": a["action"], "name": a["name"], "box": list(boxes[a["action"]])}
-                           for a in legal if a["action"] in boxes]
+                regions = _regions(targets(state), legal)
         history = self._history.setdefault(-1 if open_ else viewer, [])
         history.extend({"step": i, "player": int(self.states[i].current_player), "name": self.move_name(i, viewer)}
                        for i in range(len(history), self.last))
@@ -443,6 +459,21 @@ class Session:
             raise RequestError("a saved position holds everything hidden in this game: open the analysis view "
                                "(all cards open) first")
         return self.states[self.cursor].to_json()
+
+
+def _regions(boxes: dict[int, Any], legal: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The clickable places of a picture: the legal actions grouped by the box they point to (one click on a
+    place with several actions, e.g. a tile's orientations, narrows the choice to them), larger boxes first so
+    that a smaller one drawn over a larger one stays clickable."""
+    by_box: dict[tuple[int, ...], list[dict[str, Any]]] = {}
+    for a in legal:
+        box = boxes.get(a["action"])
+        if box is not None:
+            by_box.setdefault(tuple(int(x) for x in box), []).append(a)
+    out = [{"box": list(box), "actions": [a["action"] for a in acts], "names": [a["name"] for a in acts]}
+           for box, acts in by_box.items()]
+    out.sort(key=lambda r: -(r["box"][2] - r["box"][0]) * (r["box"][3] - r["box"][1]))
+    return out
 
 
 def _heuristic_games() -> set[str]:

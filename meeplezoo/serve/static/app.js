@@ -5,6 +5,7 @@ const $ = (id) => document.getElementById(id);
 let catalogue = null;   // GET /api/games
 let game = null;        // the last view of the game (GET /api/games/{id})
 let inspection = null;  // the last inspector answer, for the position it was asked at
+let narrowed = null;   // {step, actions}: the actions of the place clicked on the picture, when it has several
 let busy = false;
 let timer = null;
 
@@ -193,17 +194,8 @@ function show(view) {
 
   placeTargets();
 
-  // the legal actions, as buttons
-  const box = $("actions");
-  box.innerHTML = "";
-  const clickable = view.human_to_move && (view.to_move === view.viewer || view.open_view || !view.hidden_information);
-  for (const a of view.legal) {
-    const b = el("button", {"data-action": String(a.action), title: `action ${a.action}`}, a.name);
-    b.disabled = !clickable;
-    b.addEventListener("click", () => act("play", {action: a.action, step: game.step}));
-    box.append(b);
-  }
-  if (!view.terminal && !view.human_to_move) box.append(el("span", {class: "hint"}, "the agent is to move"));
+  if (narrowed && (narrowed.step !== view.step || narrowed.last !== view.last)) narrowed = null;
+  showActions();
 
   // history
   const hist = $("history");
@@ -232,6 +224,42 @@ function show(view) {
   document.body.dataset.ready = "true";
 }
 
+function showActions() {
+  // the legal actions, as buttons (only those of the place clicked on the picture, when one is chosen)
+  const view = game;
+  const box = $("actions");
+  box.innerHTML = "";
+  const clickable = view.human_to_move && (view.to_move === view.viewer || view.open_view || !view.hidden_information);
+  const only = narrowed ? new Set(narrowed.actions) : null;
+  document.body.dataset.narrowed = only ? narrowed.actions.join(",") : "";
+  if (only) {
+    const all = el("button", {id: "all-actions", class: "all-actions", title: "every legal action again"},
+      `all ${view.legal.length} actions`);
+    all.addEventListener("click", () => { narrowed = null; showActions(); placeTargets(); });
+    box.append(all);
+  }
+  for (const a of view.legal) {
+    if (only && !only.has(a.action)) continue;
+    const b = el("button", {"data-action": String(a.action), title: `action ${a.action}`}, a.name);
+    b.disabled = !clickable;
+    b.addEventListener("click", () => act("play", {action: a.action, step: game.step}));
+    box.append(b);
+  }
+  if (!view.terminal && !view.human_to_move) box.append(el("span", {class: "hint"}, "the agent is to move"));
+  highlight();
+}
+
+function clickRegion(r) {
+  // one action at the place: play it; several (a tile's orientations, a disc's values): list only those
+  if (r.actions.length === 1) {
+    act("play", {action: r.actions[0], step: game.step});
+    return;
+  }
+  narrowed = {step: game.step, last: game.last, actions: r.actions};
+  showActions();
+  placeTargets();
+}
+
 function placeTargets() {
   // clickable places on the picture, where the game's renderer says an action points (scaled with the picture)
   const box = $("targets"), board = $("board");
@@ -242,10 +270,14 @@ function placeTargets() {
   if (!clickable) return;
   for (const r of game.regions) {
     const [x0, y0, x1, y1] = r.box;
-    const b = el("button", {"data-action": String(r.action), title: r.name, "aria-label": r.name});
+    const title = r.names.length === 1 ? r.names[0] : `${r.names.length} actions here: ${r.names.join("; ")}`;
+    const b = el("button", {"data-actions": r.actions.join(","), title, "aria-label": title});
+    if (r.actions.length === 1) b.dataset.action = String(r.actions[0]);
+    const chosen = narrowed && narrowed.actions.join(",") === b.dataset.actions;
+    b.classList.toggle("chosen", !!chosen);
     Object.assign(b.style, {left: `${x0 * k}px`, top: `${y0 * k}px`, width: `${(x1 - x0) * k}px`,
       height: `${(y1 - y0) * k}px`});
-    b.addEventListener("click", () => act("play", {action: r.action, step: game.step}));
+    b.addEventListener("click", () => clickRegion(r));
     box.append(b);
   }
   highlight();
@@ -306,8 +338,12 @@ function renderInspection(r) {
 }
 
 function highlight() {
-  for (const b of document.querySelectorAll("#actions button, #targets button")) {
+  for (const b of document.querySelectorAll("#actions button[data-action]")) {
     b.classList.toggle("hl-agent", !!inspection && Number(b.dataset.action) === inspection.choice);
+  }
+  for (const b of document.querySelectorAll("#targets button")) {
+    const acts = b.dataset.actions.split(",").map(Number);
+    b.classList.toggle("hl-agent", !!inspection && acts.includes(inspection.choice));
   }
 }
 
