@@ -66,7 +66,8 @@ class Knob:
     command line (Python-only values such as an evaluator object); ``flag`` renames its flag.  ``repeat``
     makes a ``dict`` or ``tuple`` knob a repeatable flag (``--search-option rollout=heuristic``, one entry
     each); ``show`` writes a value as command-line text where the default form (JSON for mappings) would
-    not read well.
+    not read well; ``what`` says in words what a valid value is, where the type and range would not
+    (``"a non-negative integer below 2**64"``).
     """
 
     name: str
@@ -85,10 +86,13 @@ class Knob:
     metavar: str | None = None
     repeat: bool = False
     show: Callable[[Any], str] | None = None
+    what: str | None = None
 
     # -- validation -------------------------------------------------------------------------------
     def describe(self) -> str:
         """What a valid value is, in words (used in errors and help)."""
+        if self.what is not None:
+            return self.what
         if self.choices is not None:
             return "one of " + ", ".join(str(c) for c in self.choices)
         what = _type_name(self.type) if self.type is not object else "a value"
@@ -177,6 +181,11 @@ class Knob:
         if isinstance(value, (dict, list, tuple)):
             return json.dumps(list(value) if isinstance(value, tuple) else value, separators=(",", ":"))
         return str(value)
+
+    def arg_type(self, who: str) -> Callable[[str], Any]:
+        """The argparse ``type=`` of this knob's flag (of one occurrence, for a repeatable one): text ->
+        validated value, a bad value an argparse error naming the flag."""
+        return _Item(self, who) if self.repeat else _Parser(self, who)
 
     @property
     def flag_name(self) -> str:

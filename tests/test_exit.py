@@ -307,7 +307,7 @@ def test_a_configs_command_line_builds_the_same_config():
     import shlex
 
     from meeplezoo.cli import build_parser
-    from meeplezoo.training.ppo_cli import exit_config_from_args
+    from meeplezoo.commands.train import config_from_args
 
     cfg = ExItConfig(game="haus_der_sonne", options={"variant": "tactical"}, iterations=7, games_per_iteration=3,
                      sims=40, leaf="rollout", search_options={"rollout_depth": 5, "rollout": "heuristic"},
@@ -317,8 +317,9 @@ def test_a_configs_command_line_builds_the_same_config():
     line = cfg.command(out="runs/x")
     assert "#" not in line and line.startswith("meeplezoo train haus_der_sonne --algo exit")
     args = build_parser().parse_args(shlex.split(line)[1:])
-    assert exit_config_from_args(args) == cfg
-    assert "Python API" in ExItConfig(game="template", c=2.0).command()
+    assert config_from_args(args) == cfg
+    every = ExItConfig(game="template", c=2.0, fpu=0.1, batch=2, weight_decay=0.0, flat_hidden=8, trunk_hidden=16)
+    assert config_from_args(build_parser().parse_args(shlex.split(every.command())[1:])) == every
 
 
 def test_boards_kept_cell_by_cell_are_the_same_function_in_numpy_and_torch(tmp_path):

@@ -6,10 +6,13 @@ line builds its flags and checks a config without them.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from meeplezoo.agents import make as make_agent
+from meeplezoo.envs.core import Game
 from meeplezoo.knobs import knob
 
 from .run import TrainerConfig, shared
@@ -19,6 +22,8 @@ from .selfplay import parse_weighted_specs
 NETS = ("mlp", "blocks")
 #: how the learner's environments run
 VECS = ("auto", "subproc", "dummy")
+DEFAULT_OPPONENTS = {"random": 1.0, "heuristic": 1.0}
+DEFAULT_EVAL_AGAINST = ("random", "heuristic")
 #: PPO's defaults for the two knobs whose default depends on the run (``None`` in the config)
 ROLLOUT_STEPS, BATCH_SIZE = 2048, 256
 
@@ -129,3 +134,24 @@ class PPOConfig(TrainerConfig):
 #: the hyperparameters handed to MaskablePPO (the config's knobs of the same names)
 SB3_KNOBS = ("learning_rate", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range", "ent_coef", "vf_coef",
              "max_grad_norm")
+
+
+def heuristic_available(game: Game) -> bool:
+    """Whether ``heuristic`` builds for this game (engines and heuristics land separately)."""
+    try:
+        make_agent("heuristic", game.name, num_players=game.num_players, seed=0)
+    except (ImportError, ValueError, AttributeError):
+        return False
+    return True
+
+
+def default_opponents(game: Game) -> dict[str, float]:
+    """random:1, heuristic:1 (random alone, with a warning, where the heuristic is missing)."""
+    if heuristic_available(game):
+        return dict(DEFAULT_OPPONENTS)
+    warnings.warn(f"{game.name}: no heuristic agent available; training against random only", stacklevel=3)
+    return {"random": 1.0}
+
+
+def default_eval_against(game: Game) -> list[str]:
+    return [a for a in DEFAULT_EVAL_AGAINST if a != "heuristic" or heuristic_available(game)]

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import importlib
 import json
 import os
 import shlex
@@ -41,12 +40,6 @@ from .executor import Executor
 CONFIG_FILE, PROGRESS_FILE, LOG_FILE, TRAINER_FILE = "config.json", "progress.json", "log.csv", "trainer.pt"
 
 
-def _seed(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < SEED_LIMIT:
-        raise ValueError(f"must be a non-negative integer below 2**64, got {value!r}")
-    return int(value)
-
-
 def _agent_specs(value: Any) -> tuple[str, ...]:
     specs = tuple(s.strip() for s in value.split(",") if s.strip()) if isinstance(value, str) else value
     if not isinstance(specs, (tuple, list)) or not specs or not all(isinstance(s, str) and s for s in specs):
@@ -59,7 +52,8 @@ SHARED = Knobs("trainer", [
     Knob("game", str, "", "the game id", cli=False),
     Knob("num_players", int, 2, "number of players", low=1, cli=False),
     Knob("options", dict, {}, "rule options of the game", cli=False),
-    Knob("seed", object, 0, "the run's seed: every random choice derives from it", check=_seed, metavar="SEED"),
+    Knob("seed", int, 0, "the run's seed: every random choice derives from it", low=0, high=SEED_LIMIT - 1,
+         what="a non-negative integer below 2**64"),
     Knob("lr", float, 1e-3, "learning rate", low=0, low_open=True),
     Knob("weight_decay", float, 1e-4, "AdamW weight decay", low=0),
     Knob("batch_size", int, 128, "minibatch size", low=1),
@@ -76,6 +70,13 @@ SHARED = Knobs("trainer", [
     Knob("trunk_layers", int, 1, "ReLU layers of the trunk", low=1),
     Knob("action_hidden", int, 0, "an action head of this width, scoring each action from the inputs the "
          "observation names for it (Kerala with -o elephant_view=true); 0: none", low=0),
+])
+
+#: how a trainer's run is carried out (not part of its config: a run may continue with others)
+RUN_KNOBS = Knobs("train", [
+    Knob("time_limit", float, None, "stop after this many seconds (a continued run goes on)", low=0, low_open=True,
+         metavar="SECONDS"),
+    Knob("torch_threads", int, 1, "torch threads for the updates", low=1),
 ])
 
 #: the network widths besides the hidden width (:class:`~meeplezoo.training.networks.BlockNetConfig` fields)
@@ -178,7 +179,9 @@ def tensorboard_writer(folder: str | Path) -> Any:
 def learner() -> Any:
     """The torch side of the trainers (:mod:`meeplezoo.training.learner`), imported on first use: the
     self-play workers and the command line run without torch."""
-    return importlib.import_module("meeplezoo.training.learner")
+    from meeplezoo.training import learner as torch_side
+
+    return torch_side
 
 
 def config_difference(saved: Mapping[str, Any], mine: Mapping[str, Any], grows: Sequence[str] = ()) -> list[str]:
