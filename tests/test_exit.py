@@ -315,7 +315,8 @@ def test_a_configs_command_line_builds_the_same_config():
                      buffer_size=999, epochs=1, value_weight=0.25, eval_every=3, eval_games=4, flat_hidden=64,
                      trunk_hidden=64, explore_moves=2, lr=5e-4, channels=8, conv_layers=1, board_channels=2, seed=9)
     line = cfg.command(out="runs/x")
-    assert "#" not in line and line.startswith("meeplezoo train haus_der_sonne --algo exit")
+    assert "#" not in line and line.startswith("meeplezoo train haus_der_sonne --players 2 --variant tactical "
+                                               "--algo exit")
     args = build_parser().parse_args(shlex.split(line)[1:])
     assert config_from_args(args) == cfg
     every = ExItConfig(game="template", c=2.0, fpu=0.1, batch=2, weight_decay=0.0, flat_hidden=8, trunk_hidden=16)

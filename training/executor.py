@@ -210,9 +210,10 @@ class RayExecutor(Executor):
 
 def check_execution(workers: Any, backend: str = "process", address: str | None = None, who: str = "") -> None:
     """Refuse a bad worker count, backend or address (before anything is written), naming ``who``."""
-    what = EXECUTION_KNOBS if not who else Knobs(who, EXECUTION_KNOBS)
-    what.validate({"workers": workers, "backend": backend, "address": address})
     prefix = f"{who}: " if who else ""
+    if backend not in BACKENDS:
+        raise ValueError(f"{prefix}unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    Knobs(who or EXECUTION_KNOBS.who, EXECUTION_KNOBS).validate({"workers": workers, "address": address})
     if backend != "ray" and address is not None:
         raise ValueError(f"{prefix}an address is for the ray backend (--backend ray)")
     if backend == "ray" and importlib.util.find_spec("ray") is None:

@@ -338,7 +338,7 @@ def generate(cfg: ExItConfig, kind: str, seeds: Sequence[int], net_path: str | N
     jobs = [{"config": cfg.to_json(), "kind": kind, "seeds": part, "net": net_path, "snapshots": list(snapshots)}
             for part in chunks([int(s) for s in seeds], workers)]
     if pool is not None:
-        parts = pool.map(_worker_games, jobs)
+        parts = list(pool.map(_worker_games, jobs))
     else:
         with make_executor(workers, who="exit") as ex:
             parts = ex.map(_worker_games, jobs)

@@ -187,7 +187,7 @@ def play(cfg: FinetuneConfig, net_path: str, update: int, workers: int = 1,
     seeds = [cfg.seed * 7 + _UPDATE_STRIDE * update + i for i in range(cfg.games_per_update)]
     jobs = [{"config": cfg.to_json(), "net": net_path, "seeds": [seeds[i] for i in part], "indices": part}
             for part in chunks(range(cfg.games_per_update), workers)]
-    parts = [_worker_games(j) for j in jobs] if pool is None else pool.map(_worker_games, jobs)
+    parts = [_worker_games(j) for j in jobs] if pool is None else list(pool.map(_worker_games, jobs))
     return {k: np.concatenate([p[k] for p in parts]) for k in (*_KEYS, "wins")}
 
 

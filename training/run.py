@@ -143,13 +143,13 @@ class TrainerConfig:
     def argv(self) -> list[str]:
         """The ``meeplezoo train`` arguments that build this config (the knobs that differ from the defaults)."""
         info = GAMES.get(self.game)
-        parts = [self.game, "--algo", self.algo, "--players", str(self.num_players)]
+        parts = [self.game, "--players", str(self.num_players)]
         for k, v in dict(self.options).items():
             if info is not None and k in ("variant", "version"):
                 parts += [f"--{k}", str(v)]
             else:
                 parts += ["-o", f"{k}={SHARED['options'].to_text(v) if isinstance(v, (dict, list)) else v}"]
-        return parts + self.knobs().to_argv(self.values(), skip=("game", "num_players", "options"))
+        return parts + ["--algo", self.algo] + self.knobs().to_argv(self.values(), skip=("game", "num_players", "options"))
 
     def command(self, out: str | os.PathLike | None = None, time_limit: float | None = None) -> str:
         """The ``meeplezoo train`` command line that runs (or continues) this config into ``out``."""
