@@ -72,6 +72,9 @@ SHARED = Knobs("trainer", [
          "observation names for it (Kerala with -o elephant_view=true); 0: none", low=0),
 ])
 
+#: the knobs the game arguments set (``GAME``, ``--players``, ``--variant``/``--version``, ``-o``)
+GAME_KNOBS = ("game", "num_players", "options")
+
 #: how a trainer's run is carried out (not part of its config: a run may continue with others)
 RUN_KNOBS = Knobs("train", [
     Knob("time_limit", float, None, "stop after this many seconds (a continued run goes on)", low=0, low_open=True,
@@ -149,7 +152,7 @@ class TrainerConfig:
                 parts += [f"--{k}", str(v)]
             else:
                 parts += ["-o", f"{k}={SHARED['options'].to_text(v) if isinstance(v, (dict, list)) else v}"]
-        return parts + ["--algo", self.algo] + self.knobs().to_argv(self.values(), skip=("game", "num_players", "options"))
+        return [*parts, "--algo", self.algo, *self.knobs().to_argv(self.values(), skip=GAME_KNOBS)]
 
     def command(self, out: str | os.PathLike | None = None, time_limit: float | None = None) -> str:
         """The ``meeplezoo train`` command line that runs (or continues) this config into ``out``."""

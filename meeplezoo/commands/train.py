@@ -24,7 +24,7 @@ from typing import Any
 from meeplezoo.knobs import Knob
 from meeplezoo.training import distill, exit, finetune, ppo_config
 from meeplezoo.training.executor import EXECUTION_KNOBS
-from meeplezoo.training.run import ARCHITECTURE, RUN_KNOBS, TrainerConfig
+from meeplezoo.training.run import ARCHITECTURE, GAME_KNOBS, RUN_KNOBS, TrainerConfig
 
 from .common import add_game_args, game_from_args, output_dir
 
@@ -41,8 +41,6 @@ ABOUT = {
     "finetune": "a network checkpoint (--init) improved by PPO's clipped policy gradient in games against "
                 "--opponents; resumable",
 }
-#: knobs set by the game arguments, not by flags of their own
-GAME_KNOBS = ("game", "num_players", "options")
 #: the run settings each algorithm reads besides its config
 RUNS_ON = {"ppo": ("time_limit", "torch_threads"),
            "exit": ("time_limit", "torch_threads", "workers", "backend", "address"),
