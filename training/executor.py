@@ -6,7 +6,7 @@ iteration's self-play, distillation's teacher games, fine-tuning's learner games
 
 * ``map(fn, jobs)``: ``[fn(job) for job in jobs]``, computed wherever the executor runs, in job order;
 * ``submit(fn, *args)``: a :class:`concurrent.futures.Future` (done at once inline), for callers that
-  store results as they arrive (the league);
+  store results as they arrive (the league), and ``share(obj)`` for an argument every job takes;
 * ``shutdown()``, or use the executor as a context manager.
 
 The job functions are plain module-level functions and their arguments plain data, so a job gives the
@@ -52,7 +52,12 @@ class Executor:
         return [f.result() for f in [self.submit(fn, job) for job in jobs]]
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> cf.Future:
+        """``fn(*args)`` as a future."""
         raise NotImplementedError
+
+    def share(self, obj: Any) -> Any:
+        """``obj`` as an argument many jobs take: itself, or on Ray a reference stored once."""
+        return obj
 
     def shutdown(self) -> None:
         """Stop the workers (nothing to do inline)."""
@@ -203,6 +208,9 @@ class RayExecutor(Executor):
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> cf.Future:
         return self._task(fn).remote(*args).future()
+
+    def share(self, obj: Any) -> Any:
+        return self.ray.put(obj)
 
     def shutdown(self) -> None:
         self.session.close()
