@@ -13,7 +13,9 @@ packages = []
 for name, folder in PACKAGE_DIR.items():
     packages += [name, *(f"{name}.{sub}" for sub in find_packages(folder))]
 
-# the pretrained networks shipped with the agents (meeplezoo.agents.pretrained)
-PACKAGE_DATA = {"meeplezoo.agents.pretrained": ["*.zip"]}
+# the pretrained networks shipped with the agents (meeplezoo.agents.pretrained) and the replay viewer's page
+# (its HTML, style sheet and script, filled by meeplezoo.envs.core.replay)
+PACKAGE_DATA = {"meeplezoo.agents.pretrained": ["*.zip"],
+                "meeplezoo.envs.core": ["replay_page/*.html", "replay_page/*.css", "replay_page/*.js"]}
 
 setup(package_dir=PACKAGE_DIR, packages=packages, package_data=PACKAGE_DATA, include_package_data=True)
