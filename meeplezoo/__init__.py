@@ -14,6 +14,7 @@ resolve names while ``envs.core`` imports nothing above itself.
 from typing import Any
 
 from ._version import __version__
+from .envs.core.gym import SingleAgentEnv
 from .envs.core.info import GameInfo
 from .envs.core.resolve import set_resolvers
 from .registry import (
@@ -40,8 +41,6 @@ def _make_agent(spec: str, game: Any, *, num_players: int | None = None, seed: i
 def make_single_agent(game: Any, opponents: Any = None, **kwargs: Any) -> Any:
     """The single-agent Gymnasium view (:class:`~meeplezoo.envs.core.gym.SingleAgentEnv`) of a game id or
     Game, opponents given as agents or agent specs: ``make_single_agent("kerala", ["heuristic"], num_players=3)``."""
-    from .envs.core.gym import SingleAgentEnv
-
     kwargs.setdefault("agent_factory", _make_agent)
     return SingleAgentEnv(game, opponents, **kwargs)
 

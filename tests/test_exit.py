@@ -415,7 +415,7 @@ def test_a_network_plays_games_that_differ_only_in_observation_options(tmp_path)
     with pytest.raises(ValueError, match="plays"):
         net.observe(meeplezoo.make_game("haus_der_sonne", variant="tactical").new_state(0), 0)
     # a trainer fits its network on the game's own observations: another layout is refused up front
-    from meeplezoo.training.exit import load_start
+    from meeplezoo.training.run import load_start
 
     assert load_start(str(path), derived, "distill").game.options["derived_features"]
     with pytest.raises(ValueError, match="distill: .* reads the observation of"):

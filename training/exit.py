@@ -20,19 +20,13 @@ Each iteration:
    ``eval_games`` games against each of ``eval_against``, seats rotated; the best one so far against the
    last opponent listed is ``best.zip``.
 
-A warm start (``warm_start_games`` > 0) first imitates a teacher playing every seat: the heuristic (the
-policy target is half its move and half the softmax of its action scores, ``HeuristicPrior``) or, with
-``warm_start_teacher="mcts:sims=200"``, the search (its visit counts; the tuned search beats the
-heuristic, so this aims above it).
+A warm start (``warm_start_games`` > 0) first imitates a teacher playing every seat: the heuristic (targets:
+half its move, half the softmax of its action scores) or a search such as ``mcts:sims=200`` (its visits).
 
-The run directory (:class:`~meeplezoo.training.run.Run`) holds everything needed to continue:
-``config.json``, ``progress.json`` (iteration, samples, CPU seconds), ``buffer.npz``, ``trainer.pt``
-(network and optimiser), the checkpoints, ``log.csv``, the learning curve ``curve.png`` and TensorBoard
-logs. ``train_exit`` on an existing run directory continues where it stopped (the same config is
-required); all randomness is derived from ``seed``, the iteration and the game index, so a resumed run
-produces what an uninterrupted one would, and the games are the same whether they are played inline, on
-the process pool or on Ray (:mod:`~meeplezoo.training.executor`).  This module imports neither torch nor
-stable-baselines3: the self-play workers load it.
+The run directory (:class:`~meeplezoo.training.run.Run`) also holds ``buffer.npz``; a run continues where it
+stopped, and as every random choice derives from ``seed``, the iteration and the game index, a resumed run
+gives what an uninterrupted one would, inline, on a process pool or on Ray alike.  The self-play workers load
+this module: it imports neither torch (:mod:`.learner`, on first training) nor stable-baselines3.
 
     meeplezoo train haus_der_sonne --algo exit --iterations 20 --out runs/exit/haus_der_sonne
 """
@@ -50,33 +44,13 @@ import numpy as np
 from meeplezoo._version import __version__
 from meeplezoo.agents import make as make_agent
 from meeplezoo.agents.mcts import HeuristicPrior
-from meeplezoo.agents.network import (
-    LEAF_KINDS,
-    PolicyValueNet,
-    network_metadata,
-    network_search,
-    seats_to_egocentric,
-)
+from meeplezoo.agents.network import LEAF_KINDS, PolicyValueNet, network_metadata, network_search, seats_to_egocentric
 from meeplezoo.agents.registry import HEURISTICS, _known_options
 from meeplezoo.knobs import knob
 
-from .executor import BACKENDS, Executor, check_execution, chunks, make_executor
-from .run import (
-    ARCHITECTURE_FLAGS,
-    TRAINER_FILE,
-    Run,
-    TrainerConfig,
-    cpu_seconds,
-    learner,
-    load_start,
-    plot_curve,
-    shared,
-    start_checkpoint,
-)
+from .executor import Executor, check_execution, chunks, make_executor
+from .run import TRAINER_FILE, Run, TrainerConfig, cpu_seconds, learner, plot_curve, shared
 from .selfplay import parse_weighted_specs
-
-__all__ = ["ExItConfig", "ExItTrainer", "ExItResult", "train_exit", "play_game", "imitation_game", "generate",
-           "make_pool", "ARCHITECTURE_FLAGS", "BACKENDS", "load_start", "start_checkpoint", "plot_curve"]
 
 #: the opponent kinds of a self-play seat
 OPPONENT_KINDS = ("self", "heuristic", "snapshot")

@@ -25,6 +25,9 @@ from typing import Any
 
 import numpy as np
 
+from meeplezoo.agents import make
+from meeplezoo.agents.ppo import PPOAgent
+
 
 @dataclass
 class PoolEntry:
@@ -175,14 +178,10 @@ class OpponentPool:
             self._builds += 1
             seed = 7919 * self._builds + slot
             if entry.snapshot:
-                from meeplezoo.agents.ppo import PPOAgent
-
                 agent = PPOAgent.load(entry.spec, game=self.game, seed=seed,
                                       deterministic=self.snapshot_deterministic)
                 agent.name = f"snapshot@{entry.step}"
             else:
-                from meeplezoo.agents import make
-
                 try:
                     agent = make(entry.spec, self.game, num_players=self.game.num_players, seed=seed)
                 except ImportError as e:  # e.g. a game whose heuristic has not been written
