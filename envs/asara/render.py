@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..core.render import default_font
 from . import components as C
 from . import queries as Q
 from .actions import PAIRS
-from .state import PAIR_CARD
+from .state import PAIR_CARD, PH_DONE, PHASE_NAMES
 
 if TYPE_CHECKING:
     from .state import AsaraState
@@ -62,8 +63,6 @@ def _tower_str(s: AsaraState, m: int, slot: int, rec: list[int]) -> str:
 
 def render_text(s: AsaraState, viewer: int | None = None) -> str:
     """A readable account of the position; private holdings only of ``viewer``."""
-    from .state import PH_DONE, PHASE_NAMES
-
     g = s.game
     n = g.num_players
     if viewer is None:
@@ -141,8 +140,6 @@ PLAYER_RGB = ((200, 60, 60), (50, 100, 200), (40, 150, 70), (150, 80, 170))
 def render_rgb(s: AsaraState) -> np.ndarray:
     """Board on top (markets, bank, circle, spies, Caliph), each player's towers below."""
     from PIL import Image, ImageDraw
-
-    from ..core.render import default_font
 
     g = s.game
     n = g.num_players
