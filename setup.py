@@ -16,6 +16,6 @@ for name, folder in PACKAGE_DIR.items():
 # the pretrained networks shipped with the agents (meeplezoo.agents.pretrained) and the replay viewer's page
 # (its HTML, style sheet and script, filled by meeplezoo.envs.core.replay)
 PACKAGE_DATA = {"meeplezoo.agents.pretrained": ["*.zip"],
-                "meeplezoo.envs.core": ["replay_page/*.html", "replay_page/*.css", "replay_page/*.js"]}
+                "meeplezoo.envs.core": ["replay_viewer.html", "replay_viewer.css", "replay_viewer.js"]}
 
 setup(package_dir=PACKAGE_DIR, packages=packages, package_data=PACKAGE_DATA, include_package_data=True)

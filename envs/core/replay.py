@@ -321,15 +321,16 @@ def _replay_data(game: Game, states: Sequence[State], actions: Sequence[int], *,
     }
 
 
-#: the viewer's page: the HTML with ``{{name}}`` fields, its style sheet and script (package data beside this module)
-PAGE = "replay_page"
+#: the viewer's page: the HTML with ``{{name}}`` fields, its style sheet and script (package data beside this
+#: module: ``replay_viewer.html``, ``.css``, ``.js``)
+PAGE = "replay_viewer"
 _FIELD = re.compile(r"\{\{(\w+)\}\}")
 
 
 @functools.cache
 def _asset(name: str) -> str:
     """A file of the viewer's page, read once."""
-    return resources.files(__package__).joinpath(PAGE, name).read_text(encoding="utf-8")
+    return resources.files(__package__).joinpath(f"{PAGE}.{name}").read_text(encoding="utf-8")
 
 
 def _json_for_script(obj: Any) -> str:
@@ -355,9 +356,9 @@ def html_replay(game: Game, states: Sequence[State], actions: Sequence[int], *, 
     meta += f" \u00b7 {len(data['steps']) - 1} decisions"
     t = html.escape(str(title))
     text_block = ('<details><summary>Position as text</summary><pre id="text"></pre></details>' if text else "")
-    values = {"title": t, "meta": html.escape(meta), "css": _asset("viewer.css"), "text_block": text_block,
-              "data": _json_for_script(data), "js": _asset("viewer.js")}
-    return _FIELD.sub(lambda m: values[m.group(1)], _asset("viewer.html"))
+    values = {"title": t, "meta": html.escape(meta), "css": _asset("css"), "text_block": text_block,
+              "data": _json_for_script(data), "js": _asset("js")}
+    return _FIELD.sub(lambda m: values[m.group(1)], _asset("html"))
 
 
 def write_html(game: Game, states: Sequence[State], actions: Sequence[int], path: str | os.PathLike, *,
