@@ -94,16 +94,9 @@ def _directories(value: Any) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
-class DistillConfig(TrainerConfig):
+class DistillConfig(TrainerConfig, algo="distill", grows=("games",)):
     """What a distillation run generates and how it fits (``meeplezoo train --algo distill``)."""
 
-    who = "distill"
-    algo = "distill"
-    grows = ("games",)
-
-    game: str = shared("game")
-    num_players: int = shared("num_players")
-    options: dict[str, Any] = shared("options")
     teacher: str = knob("mcts:sims=50", "the search whose visit counts are the targets (mcts, netmcts, "
                         "pretrained with sims= or time=)", check=_teacher, metavar="SPEC")
     opponent: str = knob("heuristic", "the agent spec in every other seat", metavar="SPEC")
@@ -156,10 +149,10 @@ def teacher_game(cfg: DistillConfig, index: int, game: Any = None) -> dict[str, 
     mover = make_agent(cfg.behaviour, game, num_players=n, seed=int(rng.integers(2**31))) if cfg.behaviour else None
     obs, masks, pis = [], [], []
     while not state.is_terminal():
-        p = state.current_player
-        mask = state.legal_mask()
-        if int(mask.sum()) == 1:
-            a = int(np.flatnonzero(mask)[0])
+        p, mask = state.current_player, state.legal_mask()
+        legal = np.flatnonzero(mask)
+        if len(legal) == 1:  # a forced move is no sample
+            a = int(legal[0])
         elif p == seat:
             if not hasattr(agents[p], "search"):
                 raise ValueError(f"distill: the teacher {cfg.teacher!r} does not search (pretrained needs sims= "

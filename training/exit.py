@@ -49,7 +49,7 @@ from meeplezoo.agents.registry import HEURISTICS, _known_options
 from meeplezoo.knobs import knob
 
 from .executor import Executor, check_execution, chunks, make_executor
-from .run import TRAINER_FILE, Run, TrainerConfig, cpu_seconds, learner, plot_curve, shared
+from .run import TRAINER_FILE, Run, RunResult, Trainer, TrainerConfig, cpu_seconds, learner, shared
 from .selfplay import parse_weighted_specs
 
 #: the opponent kinds of a self-play seat
@@ -84,16 +84,9 @@ def _search_options(value: Any) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class ExItConfig(TrainerConfig):
+class ExItConfig(TrainerConfig, algo="exit", grows=("iterations",)):
     """Everything that defines an expert-iteration run (saved as ``config.json``)."""
 
-    who = "exit"
-    algo = "exit"
-    grows = ("iterations",)
-
-    game: str = shared("game")
-    num_players: int = shared("num_players")
-    options: dict[str, Any] = shared("options")
     iterations: int = knob(10, "self-play + training iterations in all (a continued run goes on to this many)",
                            low=1)
     games_per_iteration: int = knob(8, "self-play games per iteration", low=1)
@@ -321,14 +314,11 @@ def generate(cfg: ExItConfig, kind: str, seeds: Sequence[int], net_path: str | N
 
 # -- the trainer ------------------------------------------------------------------------------------------------
 @dataclass
-class ExItResult:
-    """What a run did: its directory, iterations done, samples generated, CPU seconds and evaluations."""
+class ExItResult(RunResult):
+    """What a run did: besides the directory, CPU seconds and evaluations, the iterations and samples."""
 
-    run_dir: Path
-    iterations: int
-    samples: int
-    cpu_seconds: float
-    evaluations: list[dict[str, Any]]
+    iterations: int = 0
+    samples: int = 0
 
     def summary(self) -> str:
         lines = [f"expert iteration: {self.iterations} iterations, {self.samples} samples, "
@@ -343,8 +333,11 @@ class ExItResult:
 LOG_KEYS = ("iteration", "samples", "cpu_seconds", "wall_seconds", "new_samples", "policy_loss", "value_loss")
 
 
-class ExItTrainer:
+class ExItTrainer(Trainer):
     """An expert-iteration run in ``run_dir`` (new, or an existing one continued)."""
+
+    step_key = "iteration"
+    eval_offset = _EVAL_OFFSET
 
     def __init__(self, cfg: ExItConfig, run_dir: str | Path, *, workers: int = 1, torch_threads: int = 1,
                  tensorboard: bool = True, verbose: int = 1, backend: str = "process",
@@ -355,7 +348,6 @@ class ExItTrainer:
         self.run_dir = Run(cfg, run_dir, {"iteration": 0, "samples": 0, "cpu_seconds": 0.0, "warm_started": False,
                                           "best_score": None, "snapshots": []},
                            tensorboard=tensorboard, verbose=verbose)
-        self.dir = self.run_dir.dir
         self.learner = learner().Learner(self.game, cfg.net_config, lr=cfg.lr, weight_decay=cfg.weight_decay,
                                          seed=cfg.seed, threads=torch_threads)
         self.buffer = _empty(self.game)
@@ -366,20 +358,11 @@ class ExItTrainer:
         self.run_dir.start()
         (self.dir / "snapshots").mkdir(exist_ok=True)
 
-    @property
-    def progress(self) -> dict[str, Any]:
-        return self.run_dir.progress
-
-    @property
-    def net(self) -> Any:
-        """The torch network being trained."""
-        return self.learner.net
-
-    def _save(self) -> None:
-        self.learner.save(self.dir / TRAINER_FILE)
+    def save(self) -> None:
+        """The learner, the replay buffer and ``progress.json``."""
         np.savez(self.dir / "buffer.tmp.npz", **self.buffer)
         (self.dir / "buffer.tmp.npz").replace(self.dir / BUFFER_FILE)
-        self.run_dir.save_progress()
+        super().save()
 
     def numpy_net(self) -> PolicyValueNet:
         """The current network, for playing (numpy)."""
@@ -409,11 +392,6 @@ class ExItTrainer:
         buf = _concat([self.buffer, data], self.game)
         self.buffer = {k: v[-self.cfg.buffer_size:] for k, v in buf.items()}
 
-    def evaluate(self, games: int | None = None, executor: Executor | None = None) -> dict[str, float]:
-        """The network alone (greedy) against each ``eval_against`` opponent: win rates (seats rotated)."""
-        return self.run_dir.evaluate(self.numpy_net(), self.game,
-                                     self.cfg.seed + _EVAL_OFFSET + int(self.progress["iteration"]), executor, games)
-
     def warm_start(self, pool: Executor | None = None) -> None:
         """Imitate ``warm_start_games`` games of the teacher (once per run)."""
         cfg = self.cfg
@@ -429,28 +407,17 @@ class ExItTrainer:
         self.progress["cpu_seconds"] += cpu_seconds() - c0
         self.run_dir.say(f"warm start: {len(data['obs'])} heuristic decisions imitated, "
                          f"policy loss {losses['policy_loss']:.3f}, value loss {losses['value_loss']:.3f}")
-        self._save()
+        self.save()
 
     def run(self, iterations: int | None = None, time_limit: float | None = None) -> ExItResult:
         """Run until ``iterations`` (default the config's) are done or ``time_limit`` seconds have passed."""
-        target = self.cfg.iterations if iterations is None else int(iterations)
-        start = time.time()
-        rows: list[dict[str, Any]] = []
-        try:
-            with make_executor(self.workers, self.backend, self.address, who="exit") as pool:
-                if self.cfg.warm_start_games and not self.progress["warm_started"]:
-                    self.warm_start(pool)
-                while self.progress["iteration"] < target:
-                    if time_limit is not None and time.time() - start > time_limit:
-                        break
-                    rows.append(self.iteration(pool))
-        finally:
-            self.run_dir.close()
+        warm = self.warm_start if self.cfg.warm_start_games and not self.progress["warm_started"] else None
+        rows = self.loop(self.cfg.iterations if iterations is None else int(iterations), time_limit,
+                         make_executor(self.workers, self.backend, self.address, who="exit"), warm)
         p = self.progress
-        return ExItResult(self.dir, int(p["iteration"]), int(p["samples"]), float(p["cpu_seconds"]),
-                          [r for r in rows if any(k.startswith("vs_") for k in r)])
+        return ExItResult(self.dir, float(p["cpu_seconds"]), rows, int(p["iteration"]), int(p["samples"]))
 
-    def iteration(self, pool: Executor | None = None) -> dict[str, Any]:
+    def step(self, pool: Executor | None = None) -> dict[str, Any]:
         """One iteration: self-play, training, checkpoint, evaluation when due; returns its log row."""
         cfg, p = self.cfg, self.progress
         t0, c0 = time.time(), cpu_seconds()
@@ -470,19 +437,10 @@ class ExItTrainer:
         net.save(self.dir / snap)
         p["snapshots"].append(snap)
         net.save(self.dir / "final.zip")
-        if self.run_dir.due(it):
-            c1 = cpu_seconds()
-            row.update(self.evaluate(executor=pool))
-            p["cpu_seconds"] += cpu_seconds() - c1
-            self.run_dir.keep_best(net, row, it)
-        row.update(samples=p["samples"], cpu_seconds=round(p["cpu_seconds"], 1),
-                   wall_seconds=round(time.time() - t0, 1))
-        self._save()
-        self.run_dir.log(row, LOG_KEYS)
-        if any(k.startswith("vs_") for k in row):
-            plot_curve(self.dir)
-        self.run_dir.say_row(row)
-        return row
+        return self.finish_step(row, net, pool, t0, LOG_KEYS)
+
+    #: one iteration (the step's name in this algorithm)
+    iteration = step
 
 
 def train_exit(game: str, run_dir: str | Path, *, workers: int = 1, time_limit: float | None = None,

@@ -47,7 +47,7 @@ from meeplezoo.agents.registry import parse_spec
 from meeplezoo.knobs import knob
 
 from .executor import Executor, check_execution, chunks, make_executor
-from .run import TRAINER_FILE, Run, TrainerConfig, cpu_seconds, learner, load_start, plot_curve, shared
+from .run import TRAINER_FILE, Run, RunResult, Trainer, TrainerConfig, cpu_seconds, learner, load_start, shared
 from .selfplay import parse_weighted_specs
 
 #: seed strides (updates, games, evaluations never share a seed)
@@ -75,16 +75,9 @@ def _start(value: Any) -> str:
 
 
 @dataclass(frozen=True)
-class FinetuneConfig(TrainerConfig):
+class FinetuneConfig(TrainerConfig, algo="finetune", grows=("updates",)):
     """What a fine-tuning run plays and how it learns (``meeplezoo train --algo finetune``)."""
 
-    who = "finetune"
-    algo = "finetune"
-    grows = ("updates",)
-
-    game: str = shared("game")
-    num_players: int = shared("num_players")
-    options: dict[str, Any] = shared("options")
     init: str = knob("pretrained", "the network fine-tuned: pretrained (the shipped one) or a checkpoint file",
                      type=str, check=_start, metavar="CHECKPOINT")
     opponents: dict[str, float] = knob({"heuristic": 1.0}, "weighted agent specs of the other seats, e.g. "
@@ -193,14 +186,11 @@ def play(cfg: FinetuneConfig, net_path: str, update: int, workers: int = 1,
 
 # -- the trainer ---------------------------------------------------------------------------------------------------
 @dataclass
-class FinetuneResult:
-    """What a run did: its directory, updates, games, CPU seconds and evaluations."""
+class FinetuneResult(RunResult):
+    """What a run did: besides the directory, CPU seconds and evaluations, the updates and games."""
 
-    run_dir: Path
-    updates: int
-    games: int
-    cpu_seconds: float
-    evaluations: list[dict[str, Any]]
+    updates: int = 0
+    games: int = 0
 
     def summary(self) -> str:
         last = self.evaluations[-1] if self.evaluations else {}
@@ -214,8 +204,11 @@ LOG_KEYS = ("iteration", "games", "samples", "cpu_seconds", "wall_seconds", "tra
             "value_loss", "entropy", "clip_fraction")
 
 
-class FinetuneTrainer:
+class FinetuneTrainer(Trainer):
     """A fine-tuning run in ``run_dir`` (new, or an existing one continued)."""
+
+    step_key = "update"
+    eval_offset = _EVAL_OFFSET
 
     def __init__(self, cfg: FinetuneConfig, run_dir: str | Path, *, workers: int = 1, torch_threads: int = 1,
                  tensorboard: bool = True, verbose: int = 1) -> None:
@@ -224,7 +217,6 @@ class FinetuneTrainer:
         self.game = cfg.make_game()
         self.run_dir = Run(cfg, run_dir, {"update": 0, "games": 0, "samples": 0, "cpu_seconds": 0.0,
                                           "best_score": None}, tensorboard=tensorboard, verbose=verbose)
-        self.dir = self.run_dir.dir
         for spec in (*cfg.opponents, *cfg.eval_against):  # refused now (unknown agent or option), not mid-run
             make_agent(spec, self.game, num_players=self.game.num_players, seed=0)
         start = load_start(cfg.init, self.game, "finetune")
@@ -234,15 +226,6 @@ class FinetuneTrainer:
         if self.run_dir.resumed:
             self.learner.load(self.dir / TRAINER_FILE)
         self.run_dir.start()
-
-    @property
-    def progress(self) -> dict[str, Any]:
-        return self.run_dir.progress
-
-    @property
-    def net(self) -> Any:
-        """The torch network being trained."""
-        return self.learner.net
 
     def numpy_net(self) -> PolicyValueNet:
         """The current network, for playing (numpy)."""
@@ -277,12 +260,7 @@ class FinetuneTrainer:
         out = self.learner.fit(batch, cfg.epochs, cfg.batch_size, seed, loss, clip_grad=1.0)
         return out or dict.fromkeys(("policy_loss", "value_loss", "entropy", "clip_fraction"), float("nan"))
 
-    def evaluate(self, games: int | None = None, executor: Executor | None = None) -> dict[str, float]:
-        """The network alone (greedy) against each ``eval_against`` opponent: win rates (seats rotated)."""
-        return self.run_dir.evaluate(self.numpy_net(), self.game,
-                                     self.cfg.seed + _EVAL_OFFSET + int(self.progress["update"]), executor, games)
-
-    def update(self, pool: Executor | None = None) -> dict[str, Any]:
+    def step(self, pool: Executor | None = None) -> dict[str, Any]:
         """One update: games, the PPO step, checkpoints, evaluation when due; returns its log row."""
         cfg, p = self.cfg, self.progress
         t0, c0 = time.time(), cpu_seconds()
@@ -293,38 +271,19 @@ class FinetuneTrainer:
         p.update(update=u, games=int(p["games"]) + cfg.games_per_update, samples=int(p["samples"]) + len(data["obs"]))
         p["cpu_seconds"] += cpu_seconds() - c0
         row: dict[str, Any] = {"iteration": u, "train_win_rate": float(data["wins"].mean()), **losses}
-        self.numpy_net().save(self.dir / "final.zip")
-        if self.run_dir.due(u):
-            c1 = cpu_seconds()
-            row.update(self.evaluate(executor=pool))
-            p["cpu_seconds"] += cpu_seconds() - c1
-            self.run_dir.keep_best(self.numpy_net(), row, u)
-        row.update(games=p["games"], samples=p["samples"], cpu_seconds=round(p["cpu_seconds"], 1),
-                   wall_seconds=round(time.time() - t0, 1))
-        self.learner.save(self.dir / TRAINER_FILE)
-        self.run_dir.save_progress()
-        self.run_dir.log(row, LOG_KEYS)
-        if any(k.startswith("vs_") for k in row):
-            plot_curve(self.dir)
-        self.run_dir.say_row(row)
-        return row
+        net = self.numpy_net()
+        net.save(self.dir / "final.zip")
+        return self.finish_step(row, net, pool, t0, LOG_KEYS, games=p["games"])
+
+    #: one update (the step's name in this algorithm)
+    update = step
 
     def run(self, updates: int | None = None, time_limit: float | None = None) -> FinetuneResult:
         """Run until ``updates`` (default the config's) are done or ``time_limit`` seconds have passed."""
-        target = self.cfg.updates if updates is None else int(updates)
-        start = time.time()
-        rows: list[dict[str, Any]] = []
-        try:
-            with make_executor(self.workers, who="finetune") as pool:
-                while self.progress["update"] < target:
-                    if time_limit is not None and time.time() - start > time_limit:
-                        break
-                    rows.append(self.update(pool if self.workers > 1 else None))
-        finally:
-            self.run_dir.close()
+        rows = self.loop(self.cfg.updates if updates is None else int(updates), time_limit,
+                         make_executor(self.workers, who="finetune"))
         p = self.progress
-        return FinetuneResult(self.dir, int(p["update"]), int(p["games"]), float(p["cpu_seconds"]),
-                              [r for r in rows if any(k.startswith("vs_") for k in r)])
+        return FinetuneResult(self.dir, float(p["cpu_seconds"]), rows, int(p["update"]), int(p["games"]))
 
 
 def finetune(game: str, run_dir: str | Path, *, workers: int = 1, time_limit: float | None = None,

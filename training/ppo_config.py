@@ -66,15 +66,9 @@ def _block_widths(value: Any) -> dict[str, int]:
 
 
 @dataclass(frozen=True)
-class PPOConfig(TrainerConfig):
+class PPOConfig(TrainerConfig, algo="ppo"):
     """What a PPO run trains against and how (``config.json`` of a PPO run holds it, its defaults resolved)."""
 
-    who = "ppo"
-    algo = "ppo"
-
-    game: str = shared("game")
-    num_players: int = shared("num_players")
-    options: dict[str, Any] = shared("options")
     opponents: dict[str, float] | None = knob(
         None, "weighted opponent specs, e.g. random:1,heuristic:2,mcts:sims=50:1 (the weight is the last ':' part "
         "when it is a number; default random:1,heuristic:1)", type=object, check=_weights, show=_show_weights,

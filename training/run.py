@@ -24,7 +24,9 @@ import dataclasses
 import json
 import os
 import shlex
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -100,17 +102,31 @@ def shared(name: str, default: Any = _NOT_SET, **changes: Any) -> Any:
     return dataclasses.field(default=k.default, metadata={"knob": spec})
 
 
+@dataclass(frozen=True)
 class TrainerConfig:
-    """The base of a trainer's config (a frozen dataclass of knobs): validation, saved form, game, command.
+    """The base of a trainer's config (a frozen dataclass of knobs): the game it trains on, validation, saved
+    form, command line.
 
-    A subclass sets ``who`` (the name its errors start with) and ``algo`` (its ``--algo``), declares its
-    fields with :func:`~meeplezoo.knobs.knob` or :func:`shared`, and puts checks between fields in
-    :meth:`check`.  ``grows`` names the knobs a continued run may raise (how far to go).
+    A subclass (a frozen dataclass too) names its ``algo`` (its ``--algo``, and the name its errors start
+    with) and the knobs a continued run may raise (``grows``: how far to go) as class arguments
+    (``class ExItConfig(TrainerConfig, algo="exit", grows=("iterations",))``), declares its fields with
+    :func:`~meeplezoo.knobs.knob` or :func:`shared`, and puts checks between fields in :meth:`check`.
     """
 
     who: ClassVar[str] = "trainer"
     algo: ClassVar[str] = ""
     grows: ClassVar[tuple[str, ...]] = ()
+
+    game: str = shared("game")
+    num_players: int = shared("num_players")
+    options: dict[str, Any] = shared("options")
+
+    def __init_subclass__(cls, algo: str = "", grows: tuple[str, ...] = (), **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if algo:
+            cls.algo = cls.who = algo
+        if grows:
+            cls.grows = tuple(grows)
 
     def __post_init__(self) -> None:
         check_config(self, self.who)
@@ -292,6 +308,100 @@ def write_csv(path: str | Path, rows: Sequence[Mapping[str, Any]]) -> None:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
+
+
+@dataclass
+class RunResult:
+    """What a run did: its directory, the CPU seconds it has taken in all and the rows of its evaluations."""
+
+    run_dir: Path
+    cpu_seconds: float
+    evaluations: list[dict[str, Any]]
+
+
+class Trainer:
+    """What a step-by-step network trainer (expert iteration, fine-tuning) shares: its run directory and
+    learner, the loop over steps, the evaluation and the end of each step.
+
+    A subclass sets ``step_key`` (the counter in ``progress``), assigns ``cfg``, ``game``, ``run_dir``,
+    ``learner`` and ``workers`` in its ``__init__`` and defines ``numpy_net()`` and ``step(pool)``.
+    """
+
+    step_key: ClassVar[str] = "iteration"
+    #: the evaluation's seed offset (evaluations never share a seed with the games trained on)
+    eval_offset: ClassVar[int] = 9_999_991
+
+    cfg: Any
+    game: Any
+    run_dir: Run
+    learner: Any
+    workers: int
+
+    @property
+    def dir(self) -> Path:
+        return self.run_dir.dir
+
+    @property
+    def progress(self) -> dict[str, Any]:
+        return self.run_dir.progress
+
+    @property
+    def net(self) -> Any:
+        """The torch network being trained."""
+        return self.learner.net
+
+    def numpy_net(self) -> PolicyValueNet:
+        raise NotImplementedError
+
+    def step(self, pool: Executor) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def evaluate(self, games: int | None = None, executor: Executor | None = None) -> dict[str, float]:
+        """The network alone (greedy) against each ``eval_against`` opponent: win rates (seats rotated)."""
+        seed = self.cfg.seed + self.eval_offset + int(self.progress[self.step_key])
+        return self.run_dir.evaluate(self.numpy_net(), self.game, seed, executor, games)
+
+    def loop(self, target: int, time_limit: float | None, executor: Executor,
+             first: Callable[[Executor], None] | None = None) -> list[dict[str, Any]]:
+        """Steps on ``executor`` (after ``first(executor)``) until ``target`` steps are done or ``time_limit``
+        seconds have passed; returns the rows of the steps that were evaluated."""
+        start = time.time()
+        rows: list[dict[str, Any]] = []
+        try:
+            with executor as pool:
+                if first is not None:
+                    first(pool)
+                while self.progress[self.step_key] < target:
+                    if time_limit is not None and time.time() - start > time_limit:
+                        break
+                    rows.append(self.step(pool))
+        finally:
+            self.run_dir.close()
+        return [r for r in rows if any(k.startswith("vs_") for k in r)]
+
+    def finish_step(self, row: dict[str, Any], net: PolicyValueNet, pool: Executor | None, started: float,
+                    log_keys: Sequence[str], **counters: Any) -> dict[str, Any]:
+        """The end of a step: the evaluation when due (and ``best.zip``), the counters and times in ``row``,
+        ``progress.json``, the log and the curve; returns ``row``."""
+        step, p = int(self.progress[self.step_key]), self.progress
+        if self.run_dir.due(step):
+            c1 = cpu_seconds()
+            row.update(self.evaluate(executor=pool))
+            p["cpu_seconds"] += cpu_seconds() - c1
+            self.run_dir.keep_best(net, row, step)
+        row.update(**counters, samples=p["samples"], cpu_seconds=round(p["cpu_seconds"], 1),
+                   wall_seconds=round(time.time() - started, 1))
+        self.save()
+        self.run_dir.log(row, log_keys)
+        if any(k.startswith("vs_") for k in row):
+            plot_curve(self.dir)
+        self.run_dir.say_row(row)
+        return row
+
+    def save(self) -> None:
+        """Write the learner's state and ``progress.json`` (a subclass adds what else it keeps)."""
+        self.learner.save(self.dir / TRAINER_FILE)
+        self.run_dir.save_progress()
 
 
 def plot_curve(run_dir: str | Path, out: str | Path | None = None) -> Path | None:
