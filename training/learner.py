@@ -18,13 +18,13 @@ import torch
 
 from meeplezoo.agents.network import PolicyValueNet
 
-from .networks import BlockNet, BlockNetConfig
+from .networks import BlockNet, BlockNetConfig, config_dict
 
 
 class Learner:
     """A block network for ``game`` with its AdamW optimiser.
 
-    ``config`` holds the :class:`BlockNetConfig` widths; ``start`` (a numpy network) gives the starting
+    ``config`` holds :class:`BlockNetConfig` widths (those not given take its defaults); ``start`` (a numpy network) gives the starting
     weights, otherwise they are drawn after ``torch.manual_seed(seed)``.
     """
 
@@ -33,7 +33,7 @@ class Learner:
         if threads:
             torch.set_num_threads(int(threads))
         self.game = game
-        self.config = dict(config)
+        self.config = config_dict(BlockNetConfig(**dict(config)))  # every width, the defaults filled in
         if start is None:
             torch.manual_seed(seed)
         self.net = BlockNet(game.observation_spec, game.num_actions, game.num_players, BlockNetConfig(**self.config))
