@@ -18,11 +18,13 @@ import numpy as np
 from meeplezoo.agents import make as make_agent
 from meeplezoo.agents.base import Agent
 from meeplezoo.envs.core import Game
+from meeplezoo.knobs import Knob
 
 from .executor import Executor, chunks
 
 #: seeds are non-negative integers below this
 SEED_LIMIT = 2**64
+_GAMES = Knob("games", int, 200, "games against each opponent", low=1)
 
 
 def offset_seed(seed: int, offset: int) -> int:
@@ -207,8 +209,7 @@ def evaluate(agent: Agent, game: Game, against: Sequence[str] = ("random", "heur
     ``games`` per opponent; with rotation every seat is played equally often (for 2 players: half the
     games first, half second).  The trainers' periodic evaluations and ``meeplezoo evaluate`` use it.
     """
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise ValueError(f"games must be an int >= 1, got {games!r}")
+    games = _GAMES.validate(games, "evaluate")
     out: dict[str, AgentStats] = {}
     learner = _Labelled(agent, "learner")
     n = game.num_players

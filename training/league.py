@@ -57,6 +57,7 @@ from typing import Any
 import numpy as np
 
 from meeplezoo.agents import make
+from meeplezoo.knobs import Knob
 from meeplezoo.registry import game_class
 
 from .arena import play_match
@@ -103,9 +104,7 @@ def play_task(spec: WorkerSpec, task: MatchTask) -> StoredMatch:
 
 def check_run_args(matches: int | None, workers: int, backend: str, address: str | None) -> None:
     """Validate how a league is to be run (before anything is written)."""
-    if matches is not None and (isinstance(matches, bool) or not isinstance(matches, (int, np.integer))
-                                or matches < 0):
-        raise ValueError(f"matches must be an int >= 0, got {matches!r}")
+    Knob("matches", int, None, "matches the league should hold", low=0).validate(matches, "league")
     check_execution(workers, backend, address, who="league")
 
 

@@ -20,10 +20,12 @@ import numpy as np
 from meeplezoo.agents import make, parse_spec
 from meeplezoo.agents.pretrained import checkpoint_path
 from meeplezoo.envs.core import Game
+from meeplezoo.knobs import Knob
 from meeplezoo.registry import ENVS, make_game
 
 from .league_storage import AgentRecord, canonical_json, file_sha256
 from .ratings import RatingConfig, RatingTracker, group_priority
+from .run import SHARED
 
 #: the format of a league's stored identity
 LEAGUE_FORMAT = 1
@@ -127,9 +129,7 @@ class ResolvedLeague:
             raise ValueError(f"game must be a registry id or a Game object, got {game!r}")
         self.game = game
         n = game.num_players
-        if isinstance(config.seed, bool) or not isinstance(config.seed, (int, np.integer)) \
-                or not 0 <= config.seed < 2**64:
-            raise ValueError(f"league seed must be a non-negative integer below 2**64, got {config.seed!r}")
+        seed = SHARED["seed"].validate(config.seed, "league")
         if isinstance(config.agents, str):
             raise ValueError("agents must be a list of specs (split a comma-separated string first)")
         entries = [parse_agent_entry(e) for e in config.agents]
@@ -142,15 +142,17 @@ class ResolvedLeague:
         self.records = [AgentRecord(nm, spec, spec_files(spec, game)) for nm, spec in entries]
         k = len(entries)
         round_size = config.round_size if config.round_size is not None else n * max(4, k)
-        if isinstance(round_size, bool) or not isinstance(round_size, (int, np.integer)) or round_size < n \
-                or round_size % n:
-            raise ValueError(f"round_size must be a positive multiple of the player count {n}, got {round_size!r}")
+        round_size = Knob("round_size", int, None, "matches per scheduling round", low=n,
+                          what=f"a positive multiple of the player count {n}").validate(round_size, "league")
+        if round_size % n:
+            raise ValueError(f"league: round_size must be a positive multiple of the player count {n}, "
+                             f"got {round_size!r}")
         if not isinstance(config.max_decisions, int) or config.max_decisions < 1:
             raise ValueError(f"max_decisions must be a positive int, got {config.max_decisions!r}")
         if not isinstance(config.rating, RatingConfig):
             raise ValueError(f"rating must be a RatingConfig, got {config.rating!r}")
         self.round_size = int(round_size)
-        self.seed = int(config.seed)
+        self.seed = seed
         self.rating = config.rating
         self.max_decisions = int(config.max_decisions)
         if check_agents:

@@ -24,8 +24,8 @@ from .networks import BlockNet, BlockNetConfig, config_dict
 class Learner:
     """A block network for ``game`` with its AdamW optimiser.
 
-    ``config`` holds :class:`BlockNetConfig` widths (those not given take its defaults); ``start`` (a numpy network) gives the starting
-    weights, otherwise they are drawn after ``torch.manual_seed(seed)``.
+    ``config`` holds :class:`BlockNetConfig` widths (those not given take its defaults); ``start`` (a numpy
+    network) gives the starting weights, otherwise they are drawn after ``torch.manual_seed(seed)``.
     """
 
     def __init__(self, game: Any, config: Mapping[str, int], *, lr: float, weight_decay: float, seed: int = 0,

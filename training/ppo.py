@@ -68,11 +68,13 @@ from meeplezoo.training.ppo_config import (
     PPOConfig,
     default_eval_against,
     default_opponents,
+    heuristic_available,
 )
 from meeplezoo.training.selfplay import OpponentPool
 
 __all__ = ["train", "TrainResult", "PPOConfig", "evaluate", "format_evaluation", "default_opponents",
-           "default_eval_against", "default_net_arch", "offset_seed", "sb3_seed", "NETS", "SEED_LIMIT"]
+           "heuristic_available", "default_eval_against", "default_net_arch", "offset_seed", "sb3_seed", "NETS",
+           "SEED_LIMIT"]
 
 
 #: PPO's hyperparameters (the knobs of :class:`~meeplezoo.training.ppo_config.PPOConfig`, by their SB3 names)

@@ -13,7 +13,7 @@ from typing import Any
 
 from meeplezoo.agents import make as make_agent
 from meeplezoo.envs.core import Game
-from meeplezoo.knobs import knob
+from meeplezoo.knobs import Knob, knob, parse_value
 
 from .run import TrainerConfig, shared
 from .selfplay import parse_weighted_specs
@@ -36,16 +36,18 @@ def _show_weights(value: Mapping[str, float]) -> str:
     return ",".join(f"{k}:{w:g}" for k, w in value.items())
 
 
+_WIDTH = Knob("width", int, 64, "a hidden width", low=1)
+
+
 def _widths(value: Any) -> tuple[int, ...]:
-    items = value.split(",") if isinstance(value, str) else [value] if isinstance(value, int) else value
-    try:
-        widths = tuple(int(w) for w in items if str(w).strip())
-    except (TypeError, ValueError):
-        widths = ()
-    if not widths or any(isinstance(w, bool) or w < 1 for w in widths) or \
-            any(isinstance(w, (bool, float)) for w in (items if not isinstance(items, str) else [])):
+    items = [parse_value(w) for w in value.split(",") if w.strip()] if isinstance(value, str) else \
+        [value] if not isinstance(value, (list, tuple)) else list(value)
+    if not items:
         raise ValueError(f"must be a non-empty list of positive ints, got {value!r}")
-    return widths
+    try:
+        return tuple(_WIDTH.validate(w, "net_arch") for w in items)
+    except ValueError:
+        raise ValueError(f"must be a non-empty list of positive ints, got {value!r}") from None
 
 
 def _block_widths(value: Any) -> dict[str, int]:
