@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from meeplezoo.knobs import Knob, Knobs
 from meeplezoo.threads import limit_blas_threads
 
 from .base import Agent
@@ -52,7 +53,8 @@ from .checkpoint import (  # noqa: F401 - re-exported: the network checkpoint's 
     save_network,
 )
 from .checkpoint import NET_WEIGHTS_MEMBER as WEIGHTS_MEMBER  # noqa: F401
-from .mcts import Evaluator
+from .mcts import MCTSAgent, search_settings
+from .search import LEAF_KINDS, NETWORK_SEARCH_KNOBS, Evaluator  # noqa: F401 - LEAF_KINDS re-exported
 
 
 def _conv3x3(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -267,6 +269,13 @@ class NetworkEvaluator(Evaluator):
         return list(priors), [egocentric_to_seats(v, s.current_player) for v, s in zip(values, states)]
 
 
+#: the ``net:PATH`` agent's settings (``pretrained`` without a search has the same)
+NET_KNOBS = Knobs("net", [
+    Knob("sample", bool, False, "sample from the network's policy instead of playing its most probable move"),
+    Knob("temperature", float, 1.0, "temperature of the sampled policy", low=0, low_open=True),
+])
+
+
 class NetworkAgent(Agent):
     """The network alone: the most probable legal action (``sample=True``: sampled at ``temperature``).
 
@@ -278,16 +287,12 @@ class NetworkAgent(Agent):
     name = "net"
     uses_state = True
 
-    def __init__(self, net: PolicyValueNet, *, sample: bool = False, temperature: float = 1.0,
-                 seed: int | None = None) -> None:
-        if not isinstance(sample, bool):
-            raise ValueError(f"net: sample must be true or false, got {sample!r}")
-        if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not temperature > 0:
-            raise ValueError(f"net: temperature must be a positive number, got {temperature!r}")
+    def __init__(self, net: PolicyValueNet, *, seed: int | None = None, **options: Any) -> None:
+        settings = NET_KNOBS.validate(options)
+        self.sample: bool = settings["sample"]
+        self.temperature: float = settings["temperature"]
         self.net = net
         self.game = net.game
-        self.sample = sample
-        self.temperature = float(temperature)
         self.rng = np.random.default_rng(seed)
         # running totals since construction (benchmarks read them)
         self.total_decisions = 0
@@ -328,34 +333,25 @@ def load_agent(path: str | Path, game: Any = None, num_players: int | None = Non
     return NetworkAgent(PolicyValueNet.load(path, game, num_players), seed=seed, **options)
 
 
-#: how the network-guided search values its leaves: the value head, or the plain search's rollouts/cut-off
-LEAF_KINDS = ("network", "rollout")
-
-
 def network_search(net: PolicyValueNet | str | Path, game: Any = None, num_players: int | None = None,
                    seed: int | None = None, **options: Any) -> Agent:
     """The search guided by the network: PUCT with its policy as prior and its values at the leaves.
 
-    ``options`` are :class:`~meeplezoo.agents.mcts.MCTSAgent`'s; the defaults here are ``sims=200``,
-    ``batch=1`` (a leaf per network call: batching is no cheaper in numpy, and virtual losses would split
-    small batches evenly), ``c=1.5`` and ``fpu=0.2``.  ``leaf="network"`` (default) values the leaves with
-    the network's value head; ``leaf="rollout"`` keeps the network as the prior only and values the leaves
-    the way the plain search does (``rollout``, ``rollout_epsilon``, ``rollout_depth``: the expert of
-    expert iteration before the value head has learned anything).
+    ``options`` are the knobs of :data:`~meeplezoo.agents.search.NETWORK_SEARCH_KNOBS`: the search's
+    (:class:`~meeplezoo.agents.mcts.MCTSAgent`'s) less ``prior``, with that table's defaults (``sims=200``,
+    ``c=1.5``, ``batch=1``: a leaf per network call, batching is no cheaper in numpy, and virtual losses
+    would split small batches evenly).  ``leaf="network"`` (default) values the leaves with the network's
+    value head; ``leaf="rollout"`` keeps the network as the prior only and values the leaves the way the
+    plain search does (``rollout``, ``rollout_epsilon``, ``rollout_depth``: the expert of expert iteration
+    before the value head has learned anything).
     """
-    from .mcts import MCTSAgent
-
-    if not isinstance(net, PolicyValueNet):
-        net = PolicyValueNet.load(net, game, num_players)
     if "prior" in options:
         raise ValueError("netmcts: the prior is the network; prior= cannot be given")
-    leaf = options.pop("leaf", "network")
-    if leaf not in LEAF_KINDS:
-        raise ValueError(f"netmcts: leaf must be one of {', '.join(LEAF_KINDS)}, got {leaf!r}")
-    opts = {"batch": 1, "c": 1.5, "fpu": 0.2, **options}
-    if "sims" not in opts and "time" not in opts:
-        opts["sims"] = 200
+    settings = search_settings((), options, NETWORK_SEARCH_KNOBS)
+    if not isinstance(net, PolicyValueNet):
+        net = PolicyValueNet.load(net, game, num_players)
+    leaf = settings.pop("leaf")
     prior = NetworkEvaluator(net, values=leaf == "network")
-    agent = MCTSAgent(game=net.game.name, seed=seed, prior=prior, **opts)
+    agent = MCTSAgent(game=net.game.name, seed=seed, prior=prior, **settings)
     agent.network = net  # type: ignore[attr-defined]
     return agent

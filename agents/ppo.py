@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from meeplezoo.knobs import Knob, Knobs
+
 from .base import Agent
 from .checkpoint import (  # noqa: F401 - re-exported: the policy checkpoint's names as they were
     ACTIVATIONS,
@@ -45,6 +47,12 @@ from .checkpoint import (  # noqa: F401 - re-exported: the policy checkpoint's n
 from .checkpoint import POLICY_WEIGHTS_MEMBER as WEIGHTS_MEMBER  # noqa: F401
 from .network import PolicyValueNet
 
+#: the ``ppo:PATH`` agent's settings (any other spec option is a rule option of the game, checked against
+#: the checkpoint's)
+PPO_KNOBS = Knobs("ppo", [
+    Knob("deterministic", bool, True, "play the most probable legal action (false: sample from the policy)"),
+])
+
 
 class PPOAgent(Agent):
     """A MaskablePPO policy playing through the Agent protocol; always legal via the mask.
@@ -58,8 +66,7 @@ class PPOAgent(Agent):
 
     def __init__(self, params: dict[str, np.ndarray], metadata: dict[str, Any], *, deterministic: bool = True,
                  seed: int | None = None, game: Any = None) -> None:
-        if not isinstance(deterministic, bool):
-            raise ValueError(f"ppo: deterministic must be true or false, got {deterministic!r}")
+        deterministic = PPO_KNOBS["deterministic"].validate(deterministic, "ppo")
         self.metadata = metadata
         self.game = game
         self.deterministic = deterministic
