@@ -338,16 +338,15 @@ def network_search(net: PolicyValueNet | str | Path, game: Any = None, num_playe
     """The search guided by the network: PUCT with its policy as prior and its values at the leaves.
 
     ``options`` are the knobs of :data:`~meeplezoo.agents.search.NETWORK_SEARCH_KNOBS`: the search's
-    (:class:`~meeplezoo.agents.mcts.MCTSAgent`'s) less ``prior``, with that table's defaults (``sims=200``,
+    (:class:`~meeplezoo.agents.mcts.MCTSAgent`'s; ``prior`` is the network), with that table's defaults (``sims=200``,
     ``c=1.5``, ``batch=1``: a leaf per network call, batching is no cheaper in numpy, and virtual losses
     would split small batches evenly).  ``leaf="network"`` (default) values the leaves with the network's
     value head; ``leaf="rollout"`` keeps the network as the prior only and values the leaves the way the
     plain search does (``rollout``, ``rollout_epsilon``, ``rollout_depth``: the expert of expert iteration
     before the value head has learned anything).
     """
-    if "prior" in options:
-        raise ValueError("netmcts: the prior is the network; prior= cannot be given")
     settings = search_settings((), options, NETWORK_SEARCH_KNOBS)
+    del settings["prior"]  # the network (the table refuses any other)
     if not isinstance(net, PolicyValueNet):
         net = PolicyValueNet.load(net, game, num_players)
     leaf = settings.pop("leaf")

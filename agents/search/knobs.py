@@ -3,9 +3,9 @@
 ``mcts`` specs (``mcts:sims=800:c=0.7``), :class:`~meeplezoo.agents.mcts.MCTSAgent`'s keyword options,
 :func:`~meeplezoo.agents.network.network_search` and the docs all read this table; its defaults are the
 plain search (``mcts:preset=plain``); each game's tuned setting (``GameInfo.search_defaults``) replaces
-some of them.  :data:`NETWORK_SEARCH_KNOBS` is the network-guided search's table: the same knobs less
-``prior`` (the network is the prior), with its own declared defaults where a network call per simulation
-makes another budget and exploration the better default, and its ``leaf`` kind.
+some of them.  :data:`NETWORK_SEARCH_KNOBS` is the network-guided search's table: the same knobs, with
+its own declared defaults where a network call per simulation makes another budget and exploration the
+better default, and its ``leaf`` kind; ``prior`` is the network and cannot be set.
 """
 
 from __future__ import annotations
@@ -37,6 +37,10 @@ def _check_prior(value: Any) -> Any:
     if value in ("uniform", "heuristic") or hasattr(value, "evaluate"):
         return value
     raise ValueError(f"must be uniform, heuristic or an object with evaluate(states), got {value!r}")
+
+
+def _no_prior(value: Any) -> Any:
+    raise ValueError("cannot be given: the prior is the network")
 
 
 SEARCH_KNOBS = Knobs("mcts", [
@@ -79,6 +83,7 @@ NETWORK_SEARCH_KNOBS = SEARCH_KNOBS.extend("netmcts", [
     Knob("sims", int, 200, "iterations per decision (each one a network call: half the plain search's "
          "default)", low=1, optional=True),
     Knob("c", float, 1.5, "exploration constant of PUCT", low=0),
+    Knob("prior", object, None, "the network (not a setting)", check=_no_prior),
     Knob("leaf", str, "network", "how leaves are valued: the network's value head, or the plain search's "
          "rollouts and cut-offs (the network is then the prior only)", choices=LEAF_KINDS),
-], drop=["prior"])
+])
