@@ -120,3 +120,24 @@ def test_a_positional_budget_is_sims():
     with pytest.raises(ValueError, match="positional option is the number of simulations"):
         make("mcts:many", "kerala")
     assert np.isfinite(agent.c)
+
+
+def test_an_evaluator_with_values_only_guides_the_search_with_uniform_priors():
+    from meeplezoo.agents.search import Evaluator
+    from meeplezoo.registry import make_game
+
+    class Zero(Evaluator):
+        provides_values = True
+
+        def __init__(self):
+            self.calls = 0
+
+        def evaluate(self, states):
+            self.calls += 1
+            return None, [[0.0] * s.game.num_players for s in states]
+
+    ev = Zero()
+    agent = MCTSAgent(prior=ev, sims=30, batch=3, seed=0)
+    state = make_game("kerala", 2).new_state(0)
+    result = agent.search(state)
+    assert result.simulations == 30 and ev.calls > 0 and state.legal_mask()[result.action]

@@ -94,10 +94,10 @@ class PUCT:
         P = tree.P[node]
         if P is not None and all(a in P for a in acts):
             return P
-        if self.source is None:  # uniform
+        priors = None if self.source is None else self.source.evaluate([s])[0]
+        if priors is None or priors[0] is None:  # uniform
             fresh = dict.fromkeys(acts, 1.0 / len(acts))
         else:
-            priors, _ = self.source.evaluate([s])
             fresh = normalised(priors[0], acts)
         if P is None:
             P = tree.P[node] = fresh
