@@ -53,7 +53,7 @@ def _heuristic_class(game: Any) -> Any:
 
 
 def _heuristic_knobs(game: Any) -> Knobs | None:
-    return getattr(_heuristic_class(game), "knobs", None) if game in HEURISTICS else NO_KNOBS
+    return getattr(_heuristic_class(game), "knobs", None)
 
 
 def _heuristic(*args: str, game: Any = None, num_players: int | None = None, seed: int | None = None,
