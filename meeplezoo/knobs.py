@@ -232,10 +232,11 @@ class Knobs:
         return {k.name: k.default for k in self}
 
     def extend(self, who: str, knobs: Iterable[Knob], drop: Iterable[str] = ()) -> Knobs:
-        """A new table: these knobs (less ``drop``) followed by ``knobs`` (which replace same-named ones)."""
+        """A new table: these knobs (less ``drop``; a knob of ``knobs`` with the same name replaces one in
+        its place) followed by the rest of ``knobs``."""
         new = {k.name: k for k in knobs}
         dropped = set(drop)
-        kept = [k for k in self if k.name not in new and k.name not in dropped]
+        kept = [new.pop(k.name, k) for k in self if k.name not in dropped]
         return Knobs(who, [*kept, *new.values()])
 
     # -- validation -----------------------------------------------------------------------------------

@@ -45,7 +45,7 @@ from meeplezoo._version import __version__
 from meeplezoo.agents import make as make_agent
 from meeplezoo.agents.mcts import HeuristicPrior
 from meeplezoo.agents.network import LEAF_KINDS, PolicyValueNet, network_metadata, network_search, seats_to_egocentric
-from meeplezoo.agents.registry import HEURISTICS, _known_options
+from meeplezoo.agents.registry import HEURISTICS, agent_knobs
 from meeplezoo.knobs import knob
 
 from .executor import Executor, check_execution, chunks, make_executor
@@ -145,10 +145,12 @@ class ExItConfig(TrainerConfig, algo="exit", grows=("iterations",)):
         if not has_heuristic and needs_heuristic:
             raise ValueError(f"exit: {self.game!r} has no heuristic, so neither a heuristic warm start nor a "
                              f"'heuristic' opponent weight can be used")
-        known = set(_known_options("mcts", self.game) or ()) - {"preset"}
+        table = agent_knobs("mcts", self.game)
+        known = set(table.names) - {"preset"}
         bad = sorted(set(self.search_options) - known)
         if bad:
             raise ValueError(f"exit: unknown search option(s) {bad}; known: {', '.join(sorted(known))}")
+        table.validate(self.search_options, fill=False)  # each value in its range
         bad = [k for k in self.opponents if k not in OPPONENT_KINDS]
         if bad:
             raise ValueError(f"exit: unknown opponent kind(s) {bad}; known: {', '.join(OPPONENT_KINDS)}")
