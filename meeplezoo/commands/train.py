@@ -169,7 +169,7 @@ def run_train(args: argparse.Namespace) -> int:
     if args.algo == "distill":
         return _distill(cfg, out, settings, args, verbose)
     if not args.quiet:
-        print(f"{args.algo} on {cfg.game} ({cfg.num_players} players) -> {out}", flush=True)
+        print(_starting(cfg, out), flush=True)
     if args.algo == "exit":
         result: Any = exit.ExItTrainer(cfg, out, tensorboard=tensorboard, verbose=verbose, **_trainer(settings)).run(
             time_limit=settings["time_limit"])
@@ -178,6 +178,16 @@ def run_train(args: argparse.Namespace) -> int:
                                           **_trainer(settings)).run(time_limit=settings["time_limit"])
     print(result.summary())
     return 0
+
+
+def _starting(cfg: Any, out: str) -> str:
+    """The line that says what an expert-iteration or fine-tuning run is about to do."""
+    if cfg.algo == "exit":
+        game = cfg.make_game()
+        return (f"expert iteration on {game.pretty_name} ({game.num_players} players), {cfg.iterations} iterations "
+                f"of {cfg.games_per_iteration} games at {cfg.sims} simulations -> {out}")
+    return (f"fine-tuning {cfg.init} against {', '.join(cfg.opponents)}: {cfg.updates} updates of "
+            f"{cfg.games_per_update} games -> {out}")
 
 
 def _trainer(settings: dict[str, Any]) -> dict[str, Any]:
