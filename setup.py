@@ -13,9 +13,11 @@ packages = []
 for name, folder in PACKAGE_DIR.items():
     packages += [name, *(f"{name}.{sub}" for sub in find_packages(folder))]
 
-# the pretrained networks shipped with the agents (meeplezoo.agents.pretrained)
-# the web app's front end (meeplezoo serve: plain HTML, JS and CSS, no build step) and the ladders' ratings
-PACKAGE_DATA = {"meeplezoo.agents.pretrained": ["*.zip"], "meeplezoo.serve": ["static/*"],
-                "meeplezoo.training": ["ladders/*.json"]}
+# package data: the pretrained networks (meeplezoo.agents.pretrained), the replay viewer's page (its HTML, style
+# sheet and script, filled by meeplezoo.envs.core.replay), the web app's front end (meeplezoo serve: plain HTML,
+# JS and CSS, no build step) and the reference ladders' ratings
+PACKAGE_DATA = {"meeplezoo.agents.pretrained": ["*.zip"],
+                "meeplezoo.envs.core": ["replay_viewer.html", "replay_viewer.css", "replay_viewer.js"],
+                "meeplezoo.serve": ["static/*"], "meeplezoo.training": ["ladders/*.json"]}
 
 setup(package_dir=PACKAGE_DIR, packages=packages, package_data=PACKAGE_DATA, include_package_data=True)

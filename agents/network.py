@@ -26,112 +26,35 @@ Agents built on it:
 
 from __future__ import annotations
 
-import io
-import json
 import time
-import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from meeplezoo.knobs import Knob, Knobs
+from meeplezoo.threads import limit_blas_threads
+
 from .base import Agent
-from .mcts import Evaluator
-
-#: version of the network checkpoint members (bumped when they change)
-NET_FORMAT = 1
-METADATA_MEMBER = "meeplezoo.json"
-WEIGHTS_MEMBER = "meeplezoo_net.npz"
-ARCHITECTURE = "blocknet"
-#: the metadata member is small; anything near this size is not one
-MAX_METADATA_BYTES = 1 << 20
-#: the largest network a checkpoint may hold (float32 parameters)
-MAX_PARAMETERS = 1 << 26
-#: required metadata keys and their types
-_METADATA_KEYS: dict[str, type] = {
-    "format": int, "architecture": str, "game": str, "num_players": int, "options": dict,
-    "observation_version": int, "observation_size": int, "num_actions": int, "config": dict,
-}
-#: the widths of a BlockNet (``BlockNetConfig`` fields)
-CONFIG_KEYS = ("channels", "conv_layers", "flat_hidden", "trunk_hidden")
-#: optional widths and their defaults (a checkpoint without them was written before they existed):
-#: ``board_channels`` 0 pools each board's convolutions over the cells (global average); N > 0 keeps the
-#: cells, a 1x1 convolution to N channels flattened into the trunk, so the policy can tell where;
-#: ``trunk_layers`` is the number of ReLU layers of the trunk, each ``trunk_hidden`` wide;
-#: ``action_hidden`` 0 has no action head, H > 0 scores the actions of the game's action features
-#: (``ObservationSpec.action_features``) one by one with an H-unit head (``training/networks.py``)
-OPTIONAL_CONFIG: dict[str, int] = {"board_channels": 0, "trunk_layers": 1, "action_hidden": 0}
-
-
-def full_config(config: Mapping[str, Any]) -> dict[str, int]:
-    """``config`` with every width (optional ones at their defaults), as ints."""
-    out = {k: int(config[k]) for k in CONFIG_KEYS}
-    out.update({k: int(config.get(k, d)) for k, d in OPTIONAL_CONFIG.items()})
-    if out["trunk_layers"] < 1:
-        raise ValueError(f"network config: trunk_layers must be >= 1, got {out['trunk_layers']}")
-    return out
-def _game_class(name: str) -> type:
-    from meeplezoo.registry import game_class
-
-    return game_class(name)
-
-
-def network_metadata(game: Any, config: Mapping[str, int], **training: Any) -> dict[str, Any]:
-    """The ``meeplezoo.json`` of a network for ``game`` with widths ``config`` (plus training facts)."""
-    return {"format": NET_FORMAT, "architecture": ARCHITECTURE, "game": game.name,
-            "num_players": game.num_players, "options": dict(game.non_default_options),
-            "observation_version": game.observation_version, "observation_size": int(game.observation_shape[0]),
-            "num_actions": game.num_actions, "config": full_config(config), **training}
-
-
-def save_network(path: str | Path, arrays: Mapping[str, np.ndarray], metadata: Mapping[str, Any]) -> Path:
-    """Write a network checkpoint (atomically: a partial file never replaces a good one)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    buf = io.BytesIO()
-    np.savez(buf, **{k: np.asarray(v, dtype=np.float32) for k, v in arrays.items()})
-    tmp = path.with_name(path.name + ".tmp")
-    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as z:
-        z.writestr(METADATA_MEMBER, json.dumps(dict(metadata), indent=2, sort_keys=True))
-        z.writestr(WEIGHTS_MEMBER, buf.getvalue())
-    tmp.replace(path)
-    return path
-
-
-def read_network_metadata(path: str | Path) -> dict[str, Any]:
-    """The metadata of a network checkpoint (ValueError naming what is wrong if it is not one)."""
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"network checkpoint {str(path)!r} does not exist")
-    try:
-        with zipfile.ZipFile(path) as z:
-            info = z.getinfo(METADATA_MEMBER)
-            if info.file_size > MAX_METADATA_BYTES:
-                raise ValueError(f"{path}: {METADATA_MEMBER} is {info.file_size} bytes, not a network's metadata")
-            meta = json.loads(z.read(METADATA_MEMBER))
-    except KeyError:
-        raise ValueError(f"{path} is not a meeplezoo network checkpoint (no {METADATA_MEMBER} member)") from None
-    except (zipfile.BadZipFile, OSError, json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ValueError(f"{path} is not a readable network checkpoint: {e}") from None
-    if not isinstance(meta, dict):
-        raise ValueError(f"{path}: {METADATA_MEMBER} must hold a JSON object")
-    for key, typ in _METADATA_KEYS.items():
-        if key not in meta:
-            raise ValueError(f"{path}: {METADATA_MEMBER} lacks {key!r}")
-        if not isinstance(meta[key], typ) or (typ is int and isinstance(meta[key], bool)):
-            raise ValueError(f"{path}: {METADATA_MEMBER} {key!r} must be {typ.__name__}, got {meta[key]!r}")
-    if meta["architecture"] != ARCHITECTURE:
-        raise ValueError(f"{path}: architecture {meta['architecture']!r} is not {ARCHITECTURE!r}")
-    if meta["format"] > NET_FORMAT:
-        raise ValueError(f"{path}: network format {meta['format']} is newer than this meeplezoo reads ({NET_FORMAT})")
-    bad = [k for k in CONFIG_KEYS if not isinstance(meta["config"].get(k), int) or meta["config"][k] < 1]
-    bad += [k for k in OPTIONAL_CONFIG if k in meta["config"] and (not isinstance(meta["config"][k], int)
-                                                                  or meta["config"][k] < 0)]
-    bad += ["trunk_layers"] if meta["config"].get("trunk_layers", 1) == 0 else []
-    if bad:
-        raise ValueError(f"{path}: config {bad} must be positive ints, got {meta['config']!r}")
-    return meta
+from .checkpoint import (  # noqa: F401 - re-exported: the network checkpoint's names as they were
+    ARCHITECTURE,
+    CONFIG_KEYS,
+    MAX_METADATA_BYTES,
+    MAX_PARAMETERS,
+    METADATA_MEMBER,
+    NET_FORMAT,
+    OPTIONAL_CONFIG,
+    blocknet_shapes,
+    full_config,
+    network_metadata,
+    read_network,
+    read_network_metadata,
+    save_network,
+)
+from .checkpoint import NET_WEIGHTS_MEMBER as WEIGHTS_MEMBER  # noqa: F401
+from .mcts import MCTSAgent, search_settings
+from .search import LEAF_KINDS, NETWORK_SEARCH_KNOBS, Evaluator  # noqa: F401 - LEAF_KINDS re-exported
 
 
 def _conv3x3(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -157,8 +80,6 @@ class PolicyValueNet:
 
     def __init__(self, game: Any, arrays: Mapping[str, np.ndarray], config: Mapping[str, int],
                  metadata: Mapping[str, Any] | None = None, *, heads: bool = True) -> None:
-        from meeplezoo.threads import limit_blas_threads
-
         limit_blas_threads()  # single-position inference: one BLAS thread unless the user says otherwise
         self.game = game
         self.heads = heads
@@ -192,62 +113,7 @@ class PolicyValueNet:
     def parameter_shapes(game: Any, config: Mapping[str, int], *, heads: bool = True) -> dict[str, tuple[int, ...]]:
         """The name and shape of every weight of a BlockNet for ``game`` (torch ``state_dict`` names;
         ``heads=False``: the trunk only, as inside a PPO policy)."""
-        config = full_config(config)
-        ch, layers, bc = config["channels"], config["conv_layers"], config["board_channels"]
-        out: dict[str, tuple[int, ...]] = {}
-        flat_size = 0
-        width = 0
-        boards = game.observation_spec.spatial_names()
-        for name, (shape, _lo, _hi, sl) in game.observation_spec.structure().items():
-            if name in boards:
-                cin = int(np.prod(shape[:-2], dtype=np.int64))
-                for i in range(layers):
-                    out[f"convs.{name}.{2 * i}.weight"] = (ch, cin, 3, 3)
-                    out[f"convs.{name}.{2 * i}.bias"] = (ch,)
-                    cin = ch
-                if bc:
-                    out[f"cells.{name}.weight"] = (bc, ch, 1, 1)
-                    out[f"cells.{name}.bias"] = (bc,)
-                    width += bc * int(shape[-2]) * int(shape[-1])
-                else:
-                    width += ch
-            else:
-                flat_size += sl.stop - sl.start
-        if flat_size:
-            out["flat_mlp.0.weight"] = (int(config["flat_hidden"]), flat_size)
-            out["flat_mlp.0.bias"] = (int(config["flat_hidden"]),)
-            width += int(config["flat_hidden"])
-        th = int(config["trunk_hidden"])
-        out["trunk.0.weight"] = (th, width)
-        out["trunk.0.bias"] = (th,)
-        for i in range(1, int(config["trunk_layers"])):
-            out[f"trunk.{2 * i}.weight"] = (th, th)
-            out[f"trunk.{2 * i}.bias"] = (th,)
-        if not heads:
-            return out
-        out["policy.weight"] = (game.num_actions, th)
-        out["policy.bias"] = (game.num_actions,)
-        out["value.weight"] = (game.num_players, th)
-        out["value.bias"] = (game.num_players,)
-        hid = int(config["action_hidden"])
-        if hid:
-            af = game.observation_spec.action_features
-            if af is None:
-                raise ValueError(f"this network has an action head (action_hidden={hid}) but {game!r} declares no "
-                                 "action features (Kerala: elephant_view=True)")
-            mid = max(hid // 2, 1)
-            out["action_trunk.weight"] = (hid, th)
-            out["action_trunk.bias"] = (hid,)
-            for f in af.factors:
-                if f.gather is None:
-                    out[f"action_items.{f.name}"] = (f.items, hid)
-                else:
-                    out[f"action_inputs.{f.name}.weight"] = (hid, f.size)
-            out["action_mid.weight"] = (mid, hid)
-            out["action_mid.bias"] = (mid,)
-            out["action_out.weight"] = (1, mid)
-            out["action_out.bias"] = (1,)
-        return out
+        return blocknet_shapes(game, config, heads=heads)
 
     @property
     def num_parameters(self) -> int:
@@ -350,44 +216,7 @@ class PolicyValueNet:
         A checkpoint for another game, player count, rule options or observation layout is refused with
         a ValueError saying which.
         """
-        meta = read_network_metadata(path)
-        gname = game if isinstance(game, str) or game is None else game.name
-        if gname is not None and gname != meta["game"]:
-            raise ValueError(f"{path} is a network for {meta['game']!r}, not {gname!r}")
-        players = num_players if num_players is not None else (
-            game.num_players if game is not None and not isinstance(game, str) else None)
-        if players is not None and players != meta["num_players"]:
-            raise ValueError(f"{path} is a network for {meta['num_players']} players, not {players}")
-        if game is None or isinstance(game, str):
-            game = _game_class(meta["game"])(num_players=meta["num_players"], **meta["options"])
-        elif dict(game.non_default_options) != meta["options"]:
-            trained = game.rule_options_of(meta["options"])
-            if game.rule_options != trained:
-                raise ValueError(f"{path} was trained with rule options {trained}, not {dict(game.rule_options)}")
-            # the same rules, another observation: the network plays ``game``'s states through its own
-            # observation (its game, built from its options; see PolicyValueNet.observe)
-            game = _game_class(meta["game"])(num_players=meta["num_players"], **meta["options"])
-        for key, have in (("observation_version", game.observation_version),
-                          ("observation_size", int(game.observation_shape[0])), ("num_actions", game.num_actions)):
-            if meta[key] != have:
-                raise ValueError(f"{path}: {key} {meta[key]} does not match this {game.name} ({have}); "
-                                 f"the network was trained on another observation layout or action set")
-        shapes = cls.parameter_shapes(game, meta["config"])
-        if sum(int(np.prod(s)) for s in shapes.values()) > MAX_PARAMETERS:
-            raise ValueError(f"{path}: a network of more than {MAX_PARAMETERS} parameters is refused")
-        limit = 8 * sum(int(np.prod(s)) for s in shapes.values()) + (1 << 16)
-        try:
-            with zipfile.ZipFile(path) as z:
-                size = z.getinfo(WEIGHTS_MEMBER).file_size
-                if size > limit:
-                    raise ValueError(f"{WEIGHTS_MEMBER} unpacks to {size} bytes, more than the network in the "
-                                     f"metadata needs ({limit}); refusing to read it")
-                data = np.load(io.BytesIO(z.read(WEIGHTS_MEMBER)), allow_pickle=False)
-                arrays = {k: data[k] for k in data.files}
-        except KeyError:
-            raise ValueError(f"{path} has no {WEIGHTS_MEMBER} member") from None
-        except (zipfile.BadZipFile, OSError, ValueError) as e:
-            raise ValueError(f"{path}: unreadable weights: {e}") from None
+        game, arrays, meta = read_network(path, game, num_players)
         return cls(game, arrays, meta["config"], meta)
 
 
@@ -440,6 +269,13 @@ class NetworkEvaluator(Evaluator):
         return list(priors), [egocentric_to_seats(v, s.current_player) for v, s in zip(values, states)]
 
 
+#: the ``net:PATH`` agent's settings (``pretrained`` without a search has the same)
+NET_KNOBS = Knobs("net", [
+    Knob("sample", bool, False, "sample from the network's policy instead of playing its most probable move"),
+    Knob("temperature", float, 1.0, "temperature of the sampled policy", low=0, low_open=True),
+])
+
+
 class NetworkAgent(Agent):
     """The network alone: the most probable legal action (``sample=True``: sampled at ``temperature``).
 
@@ -451,16 +287,12 @@ class NetworkAgent(Agent):
     name = "net"
     uses_state = True
 
-    def __init__(self, net: PolicyValueNet, *, sample: bool = False, temperature: float = 1.0,
-                 seed: int | None = None) -> None:
-        if not isinstance(sample, bool):
-            raise ValueError(f"net: sample must be true or false, got {sample!r}")
-        if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not temperature > 0:
-            raise ValueError(f"net: temperature must be a positive number, got {temperature!r}")
+    def __init__(self, net: PolicyValueNet, *, seed: int | None = None, **options: Any) -> None:
+        settings = NET_KNOBS.validate(options)
+        self.sample: bool = settings["sample"]
+        self.temperature: float = settings["temperature"]
         self.net = net
         self.game = net.game
-        self.sample = sample
-        self.temperature = float(temperature)
         self.rng = np.random.default_rng(seed)
         # running totals since construction (benchmarks read them)
         self.total_decisions = 0
@@ -501,34 +333,24 @@ def load_agent(path: str | Path, game: Any = None, num_players: int | None = Non
     return NetworkAgent(PolicyValueNet.load(path, game, num_players), seed=seed, **options)
 
 
-#: how the network-guided search values its leaves: the value head, or the plain search's rollouts/cut-off
-LEAF_KINDS = ("network", "rollout")
-
-
 def network_search(net: PolicyValueNet | str | Path, game: Any = None, num_players: int | None = None,
                    seed: int | None = None, **options: Any) -> Agent:
     """The search guided by the network: PUCT with its policy as prior and its values at the leaves.
 
-    ``options`` are :class:`~meeplezoo.agents.mcts.MCTSAgent`'s; the defaults here are ``sims=200``,
-    ``batch=1`` (a leaf per network call: batching is no cheaper in numpy, and virtual losses would split
-    small batches evenly), ``c=1.5`` and ``fpu=0.2``.  ``leaf="network"`` (default) values the leaves with
-    the network's value head; ``leaf="rollout"`` keeps the network as the prior only and values the leaves
-    the way the plain search does (``rollout``, ``rollout_epsilon``, ``rollout_depth``: the expert of
-    expert iteration before the value head has learned anything).
+    ``options`` are the knobs of :data:`~meeplezoo.agents.search.NETWORK_SEARCH_KNOBS`: the search's
+    (:class:`~meeplezoo.agents.mcts.MCTSAgent`'s; ``prior`` is the network), with that table's defaults (``sims=200``,
+    ``c=1.5``, ``batch=1``: a leaf per network call, batching is no cheaper in numpy, and virtual losses
+    would split small batches evenly).  ``leaf="network"`` (default) values the leaves with the network's
+    value head; ``leaf="rollout"`` keeps the network as the prior only and values the leaves the way the
+    plain search does (``rollout``, ``rollout_epsilon``, ``rollout_depth``: the expert of expert iteration
+    before the value head has learned anything).
     """
-    from .mcts import MCTSAgent
-
+    settings = search_settings((), options, NETWORK_SEARCH_KNOBS)
+    del settings["prior"]  # the network (the table refuses any other)
     if not isinstance(net, PolicyValueNet):
         net = PolicyValueNet.load(net, game, num_players)
-    if "prior" in options:
-        raise ValueError("netmcts: the prior is the network; prior= cannot be given")
-    leaf = options.pop("leaf", "network")
-    if leaf not in LEAF_KINDS:
-        raise ValueError(f"netmcts: leaf must be one of {', '.join(LEAF_KINDS)}, got {leaf!r}")
-    opts = {"batch": 1, "c": 1.5, "fpu": 0.2, **options}
-    if "sims" not in opts and "time" not in opts:
-        opts["sims"] = 200
+    leaf = settings.pop("leaf")
     prior = NetworkEvaluator(net, values=leaf == "network")
-    agent = MCTSAgent(game=net.game.name, seed=seed, prior=prior, **opts)
+    agent = MCTSAgent(game=net.game.name, seed=seed, prior=prior, **settings)
     agent.network = net  # type: ignore[attr-defined]
     return agent

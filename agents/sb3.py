@@ -20,6 +20,10 @@ from typing import Any
 
 import numpy as np
 
+from meeplezoo.envs.core import Game
+from meeplezoo.knobs import Knob, Knobs
+from meeplezoo.registry import make_game
+
 from .base import Agent
 
 #: algorithm name -> "module:Class"
@@ -32,6 +36,14 @@ ALGORITHMS: dict[str, str] = {
     "TRPO": "sb3_contrib:TRPO",
     "RecurrentPPO": "sb3_contrib:RecurrentPPO",
 }
+
+
+#: the ``sb3:PATH`` agent's settings (any other spec option is a rule option of the game)
+SB3_KNOBS = Knobs("sb3", [
+    Knob("algo", str, None, "the algorithm that saved the model (none: read from the file)",
+         choices=(*ALGORITHMS, None)),
+    Knob("deterministic", bool, True, "play the policy's most probable action (false: sample)"),
+])
 
 
 def guess_algorithm(path: Path) -> str:
@@ -105,16 +117,12 @@ class SB3Agent(Agent):
     def load(cls, path: str | Path, game: Any, num_players: int | None = None, *, algo: str | None = None,
              deterministic: bool = True, seed: int | None = None, **rule_options: Any) -> SB3Agent:
         """Load ``path`` for ``game`` (a registry id or a Game); ``algo`` is read from the file by default."""
-        from meeplezoo.envs.core import Game
-
         path = Path(path)
         if not path.is_file():
             raise ValueError(f"SB3 checkpoint {str(path)!r} does not exist")
         if game is None:
             raise ValueError(f"sb3:{path}: say which game the model plays (e.g. --game kerala)")
         if not isinstance(game, Game):
-            from meeplezoo.registry import make_game
-
             game = make_game(game, num_players, **rule_options)
         algo = algo or guess_algorithm(path)
         model = _load_class(algo).load(str(path), device="cpu")

@@ -19,6 +19,7 @@ resolve names while ``envs.core`` imports nothing above itself.
 from typing import Any
 
 from ._version import __version__
+from .envs.core.gym import SingleAgentEnv
 from .envs.core.info import GameInfo
 from .envs.core.resolve import set_resolvers
 from .registry import (
@@ -62,8 +63,6 @@ def make_single_agent(game: Any, opponents: Any = None, **kwargs: Any) -> Any:
         obs, info = env.reset(seed=0)
         ```
     """
-    from .envs.core.gym import SingleAgentEnv
-
     kwargs.setdefault("agent_factory", _make_agent)
     return SingleAgentEnv(game, opponents, **kwargs)
 

@@ -24,6 +24,9 @@ from typing import Any
 
 import numpy as np
 
+from meeplezoo.commands.common import float_arg, output_file
+from meeplezoo.registry import game_class, game_info, list_envs, make, make_game
+
 #: ``--clock cpu`` measures this process's CPU time, steadier than wall time on a shared machine
 CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.process_time}
 
@@ -90,8 +93,6 @@ def clone_micros(game: Any, samples: int = 2000, seed: int = 0,
 def configurations(games: Sequence[str] | None = None) -> list[tuple[str, dict[str, Any]]]:
     """Game configurations to measure: a game's ``GameInfo.bench_configs``, by default each game at its
     smallest and largest player count, plus its ``bench_variants`` at the smallest."""
-    from meeplezoo.registry import game_class, game_info, list_envs
-
     out = []
     for name in games or list_envs():
         try:
@@ -115,9 +116,7 @@ def run(seconds: float = 3.0, games: Sequence[str] | None = None, clock: str = "
     if clock not in CLOCKS:
         raise ValueError(f"unknown clock {clock!r}; allowed: {', '.join(CLOCKS)}")
     tick = CLOCKS[clock]
-    from pettingzoo.classic import connect_four_v3
-
-    from meeplezoo.registry import make, make_game
+    from pettingzoo.classic import connect_four_v3  # the reference, loaded when measured
 
     c4 = aec_throughput(connect_four_v3.env, seconds, clock=tick)
     rows = []
@@ -151,22 +150,29 @@ def format_results(res: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    from meeplezoo.cli import float_arg, output_file
-
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The benchmark's flags (``meeplezoo bench`` and this module's :func:`main`)."""
     p.add_argument("--seconds", type=float_arg(0, lo_open=True), default=3.0, help="time per measurement")
     p.add_argument("--game", dest="games", action="append", help="only this game (repeatable)")
     p.add_argument("--json", metavar="FILE", type=output_file, help="also write the results as JSON")
     p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                    help="wall time (default) or this process's CPU time (steadier on a busy machine)")
-    args = p.parse_args(argv)
+
+
+def run_and_print(args: argparse.Namespace) -> int:
+    """Measure, print the table and write the JSON the parsed ``args`` ask for."""
     res = run(args.seconds, args.games, args.clock)
     print(format_results(res))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(res, f, indent=2)
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_arguments(p)
+    return run_and_print(p.parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -63,7 +63,11 @@ class Knob:
     ``low_open``/``high_open``); ``choices`` restricts to a fixed set; ``optional`` admits None (then the
     default may be None: "not set").  ``check`` is an extra validator ``value -> value`` that raises
     ``ValueError`` with the reason (the knob adds its own name).  ``cli`` False keeps the knob off the
-    command line (Python-only values such as an evaluator object); ``flag`` renames its flag.
+    command line (Python-only values such as an evaluator object); ``flag`` renames its flag.  ``repeat``
+    makes a ``dict`` or ``tuple`` knob a repeatable flag (``--search-option rollout=heuristic``, one entry
+    each); ``show`` writes a value as command-line text where the default form (JSON for mappings) would
+    not read well; ``what`` says in words what a valid value is, where the type and range would not
+    (``"a non-negative integer below 2**64"``).
     """
 
     name: str
@@ -80,10 +84,15 @@ class Knob:
     cli: bool = True
     flag: str | None = None
     metavar: str | None = None
+    repeat: bool = False
+    show: Callable[[Any], str] | None = None
+    what: str | None = None
 
     # -- validation -------------------------------------------------------------------------------
     def describe(self) -> str:
         """What a valid value is, in words (used in errors and help)."""
+        if self.what is not None:
+            return self.what
         if self.choices is not None:
             return "one of " + ", ".join(str(c) for c in self.choices)
         what = _type_name(self.type) if self.type is not object else "a value"
@@ -160,13 +169,23 @@ class Knob:
         return self.validate(value, who)
 
     def to_text(self, value: Any) -> str:
+        """``value`` as the text :meth:`from_text` reads back."""
+        if self.show is not None and value is not None:
+            return self.show(value)
         if isinstance(value, bool):
             return "true" if value else "false"
         if value is None:
             return "none"
+        if isinstance(value, (list, tuple)) and all(isinstance(v, str) and v and "," not in v for v in value):
+            return ",".join(value)
         if isinstance(value, (dict, list, tuple)):
             return json.dumps(list(value) if isinstance(value, tuple) else value, separators=(",", ":"))
         return str(value)
+
+    def arg_type(self, who: str) -> Callable[[str], Any]:
+        """The argparse ``type=`` of this knob's flag (of one occurrence, for a repeatable one): text ->
+        validated value, a bad value an argparse error naming the flag."""
+        return _Item(self, who) if self.repeat else _Parser(self, who)
 
     @property
     def flag_name(self) -> str:
@@ -213,10 +232,11 @@ class Knobs:
         return {k.name: k.default for k in self}
 
     def extend(self, who: str, knobs: Iterable[Knob], drop: Iterable[str] = ()) -> Knobs:
-        """A new table: these knobs (less ``drop``) followed by ``knobs`` (which replace same-named ones)."""
+        """A new table: these knobs (less ``drop``; a knob of ``knobs`` with the same name replaces one in
+        its place) followed by the rest of ``knobs``."""
         new = {k.name: k for k in knobs}
         dropped = set(drop)
-        kept = [k for k in self if k.name not in new and k.name not in dropped]
+        kept = [new.pop(k.name, k) for k in self if k.name not in dropped]
         return Knobs(who, [*kept, *new.values()])
 
     # -- validation -----------------------------------------------------------------------------------
@@ -243,7 +263,8 @@ class Knobs:
     def add_arguments(self, parser: argparse.ArgumentParser | Any, *, skip: Iterable[str] = (),
                       defaults: Mapping[str, Any] | None = None) -> None:
         """One flag per knob (``--rollout-depth``), its help the knob's doc, range and default.  Flags
-        default to a sentinel so that :meth:`from_args` knows which were given."""
+        default to a sentinel so that :meth:`from_args` knows which were given; a bool flag alone means
+        true (``--self-play``)."""
         skipped = set(skip)
         over = dict(defaults or {})
         for k in self:
@@ -251,15 +272,23 @@ class Knobs:
                 continue
             shown = over.get(k.name, k.default)
             help_text = f"{k.doc} ({k.describe()}; default: {k.to_text(shown)})".replace("%", "%%")
+            if k.repeat:
+                parser.add_argument(k.flag_name, dest=k.name, default=None, action="append",
+                                    metavar=k.metavar or ("KEY=VALUE" if k.type is dict else k.name.upper()),
+                                    type=_Item(k, self.who), help=help_text + "; repeatable")
+                continue
+            extra: dict[str, Any] = {"nargs": "?", "const": True} if k.type is bool else {}
             parser.add_argument(k.flag_name, dest=k.name, default=_MISSING, metavar=k.metavar or k.name.upper(),
-                                type=_Parser(k, self.who), help=help_text)
+                                type=_Parser(k, self.who), help=help_text, **extra)
 
     def from_args(self, ns: argparse.Namespace, *, given_only: bool = False) -> dict[str, Any]:
         """The knobs' values from parsed flags: those given, plus the defaults unless ``given_only``."""
         out = {} if given_only else self.defaults()
         for k in self:
             v = getattr(ns, k.name, _MISSING)
-            if v is not _MISSING:
+            if k.repeat and v is not None and v is not _MISSING:
+                out[k.name] = k.validate(dict(v) if k.type is dict else tuple(v), self.who)
+            elif v is not _MISSING and not k.repeat:
                 out[k.name] = v
         return out
 
@@ -273,7 +302,12 @@ class Knobs:
             v = values[k.name]
             if _same(v, k.default):
                 continue
-            argv += [k.flag_name, k.to_text(v)]
+            if k.repeat and k.type is dict:
+                argv += [a for key, item in v.items() for a in (k.flag_name, f"{key}={_plain_text(item)}")]
+            elif k.repeat:
+                argv += [a for item in v for a in (k.flag_name, str(item))]
+            else:
+                argv += [k.flag_name, k.to_text(v)]
         return argv
 
     # -- saved form -------------------------------------------------------------------------------------
@@ -305,18 +339,40 @@ def _same(a: Any, b: Any) -> bool:
                                               and not isinstance(a, bool) and not isinstance(b, bool) and a == b)
 
 
+def _plain_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "none" if value is None else str(value)
+
+
 class _Parser:
     """argparse ``type=``: text -> validated value, errors as argparse errors naming the flag."""
 
     def __init__(self, knob: Knob, who: str) -> None:
         self.knob, self.who = knob, who
-        self.__name__ = knob.name
+        self.__name__ = {int: "integer", float: "number"}.get(knob.type, knob.name)
 
     def __call__(self, text: str) -> Any:
         try:
             return self.knob.from_text(text, self.who)
         except ValueError as e:
             raise argparse.ArgumentTypeError(str(e)) from None
+
+
+class _Item:
+    """argparse ``type=`` of one occurrence of a repeatable flag: ``KEY=VALUE`` (a dict knob) or an item."""
+
+    def __init__(self, knob: Knob, who: str) -> None:
+        self.knob, self.who = knob, who
+        self.__name__ = knob.name
+
+    def __call__(self, text: str) -> Any:
+        if self.knob.type is not dict:
+            return text
+        key, sep, value = text.partition("=")
+        if not sep or not key.strip():
+            raise argparse.ArgumentTypeError(f"{self.who}: {self.knob.name} expects KEY=VALUE, got {text!r}")
+        return key.strip(), parse_value(value.strip())
 
 
 # -- dataclass configs ------------------------------------------------------------------------------------

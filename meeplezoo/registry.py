@@ -19,6 +19,7 @@ from importlib import metadata
 from types import ModuleType
 from typing import Any
 
+import meeplezoo.envs as envs_pkg
 from meeplezoo.envs.core.info import GameInfo
 
 #: the entry-point group through which other distributions add games: ``name = "pkg.module:GAME_INFO"``
@@ -37,8 +38,6 @@ def _info_of(obj: Any, where: str) -> GameInfo:
 def discover() -> dict[str, GameInfo]:
     """Every game's :class:`GameInfo`: the entry modules ``meeplezoo.envs.<id>_v<N>`` that declare
     ``GAME_INFO``, then the ``meeplezoo.games`` entry points, sorted by ``(order, name)``."""
-    import meeplezoo.envs as envs_pkg
-
     found: dict[str, GameInfo] = {}
     for mod in pkgutil.iter_modules(envs_pkg.__path__):
         if mod.ispkg or not _ENTRY_MODULE.fullmatch(mod.name):

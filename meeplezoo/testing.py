@@ -41,8 +41,11 @@ from typing import Any
 
 import numpy as np
 
+from meeplezoo import registry
+from meeplezoo.agents.base import RandomAgent
 from meeplezoo.envs.core.aec import MeeplezooAECEnv, classic_env, env_metadata
 from meeplezoo.envs.core.game import CorruptStateError, Game, IllegalActionError, State
+from meeplezoo.envs.core.gym import SingleAgentEnv
 
 CHECKS = ("api", "seed", "random_games", "json", "clone", "errors", "determinize", "gym", "schema")
 
@@ -51,8 +54,6 @@ __all__ = ["CHECKS", "check_game", "random_game"]
 
 def _resolve(game: Any) -> tuple[type[Game], Callable[..., Any], list[dict[str, Any]] | None]:
     """(Game class, env(**kwargs) factory, the configuration of a Game object or None)."""
-    from meeplezoo import registry
-
     own_config = None
     if isinstance(game, Game):
         own_config = dict(game.config)
@@ -215,9 +216,6 @@ def _check_determinize(game: Game, seeds: Sequence[int], consistency: bool, wher
 
 def _check_gym(game: Game, where: str) -> None:
     from gymnasium.utils.env_checker import check_env
-
-    from meeplezoo.agents.base import RandomAgent
-    from meeplezoo.envs.core.gym import SingleAgentEnv
 
     env = SingleAgentEnv(game, [RandomAgent(seed=0)], seed=0)
     check_env(env, skip_render_check=True)

@@ -117,7 +117,7 @@ def test_bias_of_the_wrong_length_is_refused_at_load(tmp_path):
     arrays = arrays_for(meta)
     arrays["mlp_extractor.policy_net.0.bias"] = arrays["mlp_extractor.policy_net.0.bias"][:-1]
     path = write_checkpoint(tmp_path / "w.zip", meta, arrays)
-    with pytest.raises(ValueError, match=r"'mlp_extractor.policy_net.0.bias' have shape \(7,\).*needs \(8,\)"):
+    with pytest.raises(ValueError, match=r"'mlp_extractor.policy_net.0.bias' has shape \(7,\).*needs \(8,\)"):
         PPOAgent.load(path, game=ToyGame(2))
 
 
@@ -125,7 +125,7 @@ def test_weight_of_the_wrong_shape_and_missing_arrays_are_refused(tmp_path):
     meta = metadata_for(ToyGame(2))
     arrays = arrays_for(meta)
     arrays["action_net.weight"] = arrays["action_net.weight"].T.copy()
-    with pytest.raises(ValueError, match="'action_net.weight' have shape"):
+    with pytest.raises(ValueError, match="'action_net.weight' has shape"):
         PPOAgent.load(write_checkpoint(tmp_path / "a.zip", meta, arrays), game=ToyGame(2))
     arrays = arrays_for(meta)
     del arrays["action_net.bias"]

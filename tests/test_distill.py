@@ -101,7 +101,7 @@ def test_fitting_from_a_checkpoint_keeps_its_shape_and_adds_its_compute(tmp_path
 
 
 def test_bad_settings_are_refused_by_name(tmp_path):
-    with pytest.raises(ValueError, match="the teacher must be a search"):
+    with pytest.raises(ValueError, match="teacher must be a search"):
         _cfg(teacher="heuristic")
     with pytest.raises(ValueError, match="init must be pretrained or scratch or a checkpoint"):
         _cfg(init="nowhere.zip")

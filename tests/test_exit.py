@@ -307,7 +307,7 @@ def test_a_configs_command_line_builds_the_same_config():
     import shlex
 
     from meeplezoo.cli import build_parser
-    from meeplezoo.training.ppo_cli import exit_config_from_args
+    from meeplezoo.commands.train import config_from_args
 
     cfg = ExItConfig(game="haus_der_sonne", options={"variant": "tactical"}, iterations=7, games_per_iteration=3,
                      sims=40, leaf="rollout", search_options={"rollout_depth": 5, "rollout": "heuristic"},
@@ -315,10 +315,12 @@ def test_a_configs_command_line_builds_the_same_config():
                      buffer_size=999, epochs=1, value_weight=0.25, eval_every=3, eval_games=4, flat_hidden=64,
                      trunk_hidden=64, explore_moves=2, lr=5e-4, channels=8, conv_layers=1, board_channels=2, seed=9)
     line = cfg.command(out="runs/x")
-    assert "#" not in line and line.startswith("meeplezoo train haus_der_sonne --algo exit")
+    assert "#" not in line and line.startswith("meeplezoo train haus_der_sonne --players 2 --variant tactical "
+                                               "--algo exit")
     args = build_parser().parse_args(shlex.split(line)[1:])
-    assert exit_config_from_args(args) == cfg
-    assert "Python API" in ExItConfig(game="template", c=2.0).command()
+    assert config_from_args(args) == cfg
+    every = ExItConfig(game="template", c=2.0, fpu=0.1, batch=2, weight_decay=0.0, flat_hidden=8, trunk_hidden=16)
+    assert config_from_args(build_parser().parse_args(shlex.split(every.command())[1:])) == every
 
 
 def test_boards_kept_cell_by_cell_are_the_same_function_in_numpy_and_torch(tmp_path):
@@ -413,7 +415,7 @@ def test_a_network_plays_games_that_differ_only_in_observation_options(tmp_path)
     with pytest.raises(ValueError, match="plays"):
         net.observe(meeplezoo.make_game("haus_der_sonne", variant="tactical").new_state(0), 0)
     # a trainer fits its network on the game's own observations: another layout is refused up front
-    from meeplezoo.training.exit import load_start
+    from meeplezoo.training.run import load_start
 
     assert load_start(str(path), derived, "distill").game.options["derived_features"]
     with pytest.raises(ValueError, match="distill: .* reads the observation of"):

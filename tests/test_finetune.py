@@ -113,7 +113,7 @@ def test_bad_settings_are_refused_by_name(start):
         _cfg(start, reward="rank")
     with pytest.raises(ValueError, match="init must be pretrained or a checkpoint"):
         _cfg(start, init="nowhere.zip")
-    with pytest.raises(ValueError, match="temperature must be > 0"):
+    with pytest.raises(ValueError, match="temperature must be a number > 0"):
         _cfg(start, temperature=0.0)
     with pytest.raises(ValueError, match="opponents need non-negative weights"):
         _cfg(start, opponents={"random": 0.0})

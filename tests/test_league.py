@@ -471,7 +471,7 @@ def test_cli_run_resume_table_plot(tmp_path, capsys):
 
 
 def test_cli_module_imports_nothing_heavy():
-    code = ("import sys, meeplezoo.training.league_cli; "
+    code = ("import sys, meeplezoo.commands.league; "
             "print(','.join(m for m in ('torch', 'ray', 'stable_baselines3', 'matplotlib', 'openskill') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()

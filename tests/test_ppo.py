@@ -373,7 +373,9 @@ def test_cli_train_and_evaluate(tmp_path, capsys):
     assert rc == 0 and "random" in text
     assert json.loads((tmp_path / "e.json").read_text())["random"]["games"] == 4
     assert main(["evaluate", str(tmp_path / "missing.zip")]) == 2
-    assert main(["train", name, "--opponents", "random:-2", "--out", str(out)]) == 2
+    with pytest.raises(SystemExit) as bad:  # a bad weight is an argparse error naming the flag, before any run
+        main(["train", name, "--opponents", "random:-2", "--out", str(out)])
+    assert bad.value.code == 2 and "argument --opponents: " in capsys.readouterr().err
 
 
 def _imports(name: str) -> bool:

@@ -576,3 +576,22 @@ def test_cli_replay_reports_malformed_and_edited_files_in_one_line(tmp_path, cap
     assert "is not JSON" in capsys.readouterr().err
     assert cli.main(["replay", str(tmp_path / "missing.json")]) == 2
     assert "No such file" in capsys.readouterr().err
+
+
+def test_the_viewer_page_ships_as_package_data():
+    """The viewer's HTML, style sheet and script are files beside replay.py, listed as package data (setup.py)
+    and in the source distribution (MANIFEST.in), so an installed package can fill them."""
+    import ast
+    import fnmatch
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    tree = ast.parse((root / "setup.py").read_text())
+    data = next(ast.literal_eval(n.value) for n in tree.body
+                if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "PACKAGE_DATA")
+    files = sorted((root / "envs" / "core").glob("replay_viewer.*"))
+    assert {f.suffix for f in files} == {".html", ".css", ".js"}
+    manifest = (root / "MANIFEST.in").read_text()
+    for f in files:
+        assert any(fnmatch.fnmatch(f.name, pat) for pat in data["meeplezoo.envs.core"]), f.name
+        assert any(fnmatch.fnmatch(f"envs/core/{f.name}", pat) for pat in manifest.split()[1:]), f.name

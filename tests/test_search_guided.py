@@ -101,7 +101,7 @@ def test_leaves_go_to_the_evaluator_in_batches(name):
     assert s.legal_mask()[res.action]
     assert res.simulations == 40
     assert max(ev.batches) > 1  # leaves were collected, then evaluated together
-    assert sum(res.visits) <= 40 and agent._N[0] == 40  # virtual losses were all taken back
+    assert sum(res.visits) <= 40 and agent.engine.tree.N[0] == 40  # virtual losses were all taken back
 
 
 def test_evaluator_values_steer_the_search():

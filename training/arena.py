@@ -1,8 +1,9 @@
-"""Playing games between agents: one match, and many with rotated seats.
+"""Playing games between agents: one match, many with rotated seats, and an agent's evaluation.
 
-Used by the CLI's ``arena``, by evaluation during training and by leagues.
-Matches run on the engine directly (no PettingZoo overhead); the result
-carries the replay (config, seed, actions).
+Used by the CLI's ``arena``, by every trainer's periodic evaluation (:func:`evaluate`) and by leagues.
+Matches run on the engine directly (no PettingZoo overhead); the result carries the replay (config, seed,
+actions).  Many matches run inline or on an :class:`~meeplezoo.training.executor.Executor`: a match's
+agents are reset from its own seed, so the results are the same wherever it is played.
 """
 
 from __future__ import annotations
@@ -14,8 +15,21 @@ from typing import Any
 
 import numpy as np
 
+from meeplezoo.agents import make as make_agent
 from meeplezoo.agents.base import Agent
 from meeplezoo.envs.core import Game
+from meeplezoo.knobs import Knob
+
+from .executor import Executor, chunks
+
+#: seeds are non-negative integers below this
+SEED_LIMIT = 2**64
+_GAMES = Knob("games", int, 200, "games against each opponent", low=1)
+
+
+def offset_seed(seed: int, offset: int) -> int:
+    """``seed + offset``, wrapped to stay a valid seed (unchanged for all but seeds near 2**64)."""
+    return (int(seed) + int(offset)) % SEED_LIMIT
 
 
 @dataclass
@@ -140,11 +154,14 @@ def rotated_seatings(num_agents: int, games: int) -> list[list[int]]:
 
 
 def run_arena(game: Game, agents: Sequence[Agent], games: int, seed: int = 0, *,
-              progress: bool = False, desc: str | None = None) -> tuple[dict[str, AgentStats], list[MatchResult]]:
+              progress: bool = False, desc: str | None = None,
+              executor: Executor | None = None) -> tuple[dict[str, AgentStats], list[MatchResult]]:
     """Play ``games`` matches rotating seats (each agent plays every seat equally often).
 
-    ``agents`` has one entry per seat; agents with equal names are told apart
-    as ``random#1``, ``random#2``, ... in the statistics.
+    ``agents`` has one entry per seat; agents with equal names are told apart as ``random#1``,
+    ``random#2``, ... in the statistics.  With an ``executor`` of several workers the matches are split
+    into contiguous runs played in parallel (the agents are sent to the workers); the results are those
+    of inline play.
     """
     n = game.num_players
     if len(agents) != n:
@@ -152,21 +169,82 @@ def run_arena(game: Game, agents: Sequence[Agent], games: int, seed: int = 0, *,
     names = [a.name for a in agents]
     labels = [f"{nm}#{names[:i].count(nm) + 1}" if names.count(nm) > 1 else nm for i, nm in enumerate(names)]
     stats: dict[str, AgentStats] = {label: AgentStats(label) for label in labels}
-    results = []
-    seeds = np.random.SeedSequence(seed).generate_state(games, dtype=np.uint64)
-    it = range(games)
+    seeds = [int(s % (2**63)) for s in np.random.SeedSequence(seed).generate_state(games, dtype=np.uint64)]
+    jobs = [(game, list(agents), labels, [(g, seeds[g]) for g in run])
+            for run in chunks(range(games), executor.workers if executor is not None else 1)]
+    if executor is None or executor.workers <= 1 or len(jobs) <= 1:
+        results = []
+        for job in jobs:
+            results += _play_rotated(job, progress, desc)
+    else:
+        results = [r for part in executor.map(_play_rotated, jobs) for r in part]
+    for result in results:
+        record(stats, result)
+    return stats, results
+
+
+def _play_rotated(job: tuple[Game, list[Agent], list[str], list[tuple[int, int]]], progress: bool = False,
+                  desc: str | None = None) -> list[MatchResult]:
+    """Matches ``g`` on their seeds with the seats rotated by ``g`` (a job of :func:`run_arena`)."""
+    game, agents, labels, todo = job
+    n = game.num_players
+    it: Any = todo
     if progress:
         from tqdm import tqdm
 
-        it = tqdm(it, desc=desc or f"{game.name} arena", unit="game")
-    for g in it:
+        it = tqdm(todo, desc=desc or f"{game.name} arena", unit="game")
+    out = []
+    for g, match_seed in it:
         order = [(i - g) % n for i in range(n)]  # seat s is played by agent order[s]
-        seated = [agents[order[s]] for s in range(n)]
-        result = play_match(game, seated, int(seeds[g] % (2**63)))
+        result = play_match(game, [agents[order[s]] for s in range(n)], match_seed)
         result.agents = [labels[order[s]] for s in range(n)]
-        record(stats, result)
-        results.append(result)
-    return stats, results
+        out.append(result)
+    return out
+
+
+def evaluate(agent: Agent, game: Game, against: Sequence[str] = ("random", "heuristic"), games: int = 200,
+             seed: int = 0, progress: bool = False, executor: Executor | None = None) -> dict[str, AgentStats]:
+    """The agent's statistics against each opponent spec (N-1 copies of it), seats rotated.
+
+    ``games`` per opponent; with rotation every seat is played equally often (for 2 players: half the
+    games first, half second).  The trainers' periodic evaluations and ``meeplezoo evaluate`` use it.
+    """
+    games = _GAMES.validate(games, "evaluate")
+    out: dict[str, AgentStats] = {}
+    learner = _Labelled(agent, "learner")
+    n = game.num_players
+    for k, spec in enumerate(against):
+        opponents = [make_agent(spec, game, num_players=n, seed=offset_seed(seed * 7, 1000 * k + i))
+                     for i in range(n - 1)]
+        stats, _ = run_arena(game, [learner, *opponents], games, seed=offset_seed(seed, 7919 * k),
+                             progress=progress, desc=f"against {spec}", executor=executor)
+        st = stats["learner"]
+        st.name = spec
+        out[spec] = st
+    return out
+
+
+class _Labelled(Agent):
+    """The same agent under another table name (so it is never confused with an opponent)."""
+
+    def __init__(self, agent: Agent, name: str) -> None:
+        self.agent, self.name, self.uses_state = agent, name, agent.uses_state
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, *, state: Any = None) -> int:
+        return self.agent.act(observation, action_mask, state=state)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.agent.reset(seed)
+
+
+def format_evaluation(results: dict[str, AgentStats]) -> str:
+    """The table of :func:`evaluate`'s results: games, win rate with its interval, score margin."""
+    rows = [f"{'against':<28} {'games':>6} {'win rate':>9} {'95% interval':>16} {'score margin':>13}"]
+    for spec, st in results.items():
+        lo, hi = st.interval
+        rows.append(f"{spec:<28} {st.games:>6} {st.win_rate:>9.3f} {f'[{lo:.3f}, {hi:.3f}]':>16} "
+                    f"{st.mean_margin:>13.2f}")
+    return "\n".join(rows)
 
 
 def format_table(stats: dict[str, AgentStats]) -> str:

@@ -43,19 +43,25 @@ or from Python::
 
 from __future__ import annotations
 
-import csv
 import glob
 import json
 import os
 import time
-from collections.abc import Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field, fields
-from multiprocessing import get_context
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from meeplezoo._version import __version__
+from meeplezoo.agents import make as make_agent
+from meeplezoo.agents.network import network_metadata
+from meeplezoo.agents.registry import parse_spec
+from meeplezoo.knobs import knob
+
+from .executor import check_execution, make_executor
+from .run import ARCHITECTURE, TrainerConfig, learner, load_start, shared, write_csv
 
 #: seed stride between games (as in ``benchmarks/distill.py``, whose samples this module reads)
 GAME_STRIDE = 1_000_003
@@ -69,83 +75,52 @@ INIT_KINDS = ("pretrained", "scratch")
 TEACHERS = ("mcts", "netmcts", "pretrained")
 
 
+def _teacher(spec: Any) -> str:
+    if not isinstance(spec, str) or parse_spec(spec)[0] not in TEACHERS:
+        raise ValueError(f"must be a search ({', '.join(TEACHERS)}), got {spec!r}")
+    return spec
+
+
+def _init(value: Any) -> str:
+    if not isinstance(value, str) or (value not in INIT_KINDS and not os.path.isfile(value)):
+        raise ValueError(f"must be {' or '.join(INIT_KINDS)} or a checkpoint file, got {value!r}")
+    return value
+
+
+def _directories(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str) or not isinstance(value, (list, tuple)) or not all(isinstance(d, str) for d in value):
+        raise ValueError(f"must be a list of run directories, got {value!r}")
+    return tuple(value)
+
+
 @dataclass(frozen=True)
-class DistillConfig:
+class DistillConfig(TrainerConfig, algo="distill", grows=("games",)):
     """What a distillation run generates and how it fits (``meeplezoo train --algo distill``)."""
 
-    game: str
-    num_players: int = 2
-    options: Mapping[str, Any] = field(default_factory=dict)
-    #: the agent spec whose visit counts are the targets (it must search: ``mcts``, ``netmcts``, ...)
-    teacher: str = "mcts:sims=50"
-    #: the agent spec in every other seat
-    opponent: str = "heuristic"
-    #: games to have generated (a continued run goes on to this many)
-    games: int = 400
-    #: games per chunk file
-    chunk: int = 10
-    seed: int = 0
-    #: the network fine-tuned: "pretrained", "scratch" (a new network of the widths below) or a checkpoint path
-    init: str = "pretrained"
-    epochs: int = 4
-    lr: float = 3e-4
-    batch_size: int = 128
-    weight_decay: float = 1e-4
-    #: every ``holdout``-th chunk is held out of the fit (agreement is measured on it)
-    holdout: int = 10
-    #: hidden width of the flat layers and the trunk of a network built from scratch (``init="scratch"``);
-    #: the five fields below are that network's other widths (:class:`~meeplezoo.training.networks.
-    #: BlockNetConfig`, ``--algo exit``'s defaults). A run that starts from a checkpoint keeps its shape.
-    width: int = 256
-    channels: int = 32
-    conv_layers: int = 2
-    board_channels: int = 0
-    trunk_layers: int = 1
-    action_hidden: int = 0
-    #: the agent spec that moves in the teacher's seat while the teacher labels ("" = the teacher: plain
-    #: distillation; a network: DAgger)
-    behaviour: str = ""
-    #: more run directories whose chunks the fit reads too (their own generation settings may differ)
-    extra_data: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        ints = {"games": 1, "chunk": 1, "batch_size": 1, "width": 1, "channels": 1, "conv_layers": 1,
-                "trunk_layers": 1, "board_channels": 0, "action_hidden": 0}
-        for name, lo in ints.items():
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < lo:
-                raise ValueError(f"distill: {name} must be an int >= {lo}, got {v!r}")
-        if isinstance(self.epochs, bool) or not isinstance(self.epochs, int) or self.epochs < 0:
-            raise ValueError(f"distill: epochs must be an int >= 0, got {self.epochs!r}")
-        if isinstance(self.holdout, bool) or not isinstance(self.holdout, int) or self.holdout < 2:
-            raise ValueError(f"distill: holdout must be an int >= 2, got {self.holdout!r}")
-        if not (self.lr > 0):
-            raise ValueError(f"distill: lr must be > 0, got {self.lr!r}")
-        from meeplezoo.agents.registry import parse_spec
-
-        if not isinstance(self.behaviour, str):
-            raise ValueError(f"distill: behaviour must be an agent spec string, got {self.behaviour!r}")
-        if isinstance(self.extra_data, str) or not all(isinstance(d, str) for d in self.extra_data):
-            raise ValueError(f"distill: extra_data must be a list of run directories, got {self.extra_data!r}")
-        object.__setattr__(self, "extra_data", tuple(self.extra_data))
-        if parse_spec(self.teacher)[0] not in TEACHERS:
-            raise ValueError(f"distill: the teacher must be a search ({', '.join(TEACHERS)}), got {self.teacher!r}")
-        if self.init not in INIT_KINDS and not os.path.isfile(self.init):
-            raise ValueError(f"distill: init must be {' or '.join(INIT_KINDS)} or a checkpoint file, "
-                             f"got {self.init!r}")
-
-    def to_json(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["options"] = dict(self.options)
-        d["extra_data"] = list(self.extra_data)
-        return d
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> DistillConfig:
-        from meeplezoo.training.exit import check_config_keys
-
-        check_config_keys(cls, d, "distill")
-        return cls(**d)
+    teacher: str = knob("mcts:sims=50", "the search whose visit counts are the targets (mcts, netmcts, "
+                        "pretrained with sims= or time=)", check=_teacher, metavar="SPEC")
+    opponent: str = knob("heuristic", "the agent spec in every other seat", metavar="SPEC")
+    games: int = knob(400, "teacher games to have generated (a continued run goes on to this many)", low=1)
+    chunk: int = knob(10, "games per chunk file", low=1)
+    seed: int = shared("seed")
+    init: str = knob("pretrained", "the network fine-tuned: pretrained (the shipped one), scratch (a new network "
+                     "of the widths below) or a checkpoint file", type=str, check=_init, metavar="CHECKPOINT")
+    epochs: int = shared("epochs", 4, doc="passes over the samples")
+    lr: float = shared("lr", 3e-4)
+    batch_size: int = shared("batch_size")
+    weight_decay: float = shared("weight_decay")
+    holdout: int = knob(10, "every N-th chunk is held out of the fit (agreement is measured on it)", low=2)
+    width: int = shared("width", 256, doc="hidden width of the flat layers and the trunk of a network built "
+                        "from scratch (a checkpoint start keeps its shape)")
+    channels: int = shared("channels")
+    conv_layers: int = shared("conv_layers")
+    board_channels: int = shared("board_channels")
+    trunk_layers: int = shared("trunk_layers")
+    action_hidden: int = shared("action_hidden")
+    behaviour: str = knob("", "DAgger: this agent (e.g. net:PATH) moves in the teacher's seat, the teacher only "
+                          "labels (empty: the teacher moves)", metavar="SPEC")
+    extra_data: tuple[str, ...] = knob((), "another distill run directory whose chunks are fit too",
+                                       type=object, check=_directories, repeat=True, metavar="DIR")
 
     def generation(self) -> dict[str, Any]:
         """The settings the samples depend on (a run directory is bound to them)."""
@@ -153,42 +128,10 @@ class DistillConfig:
                 "chunk": self.chunk, "opponent": self.opponent, "options": dict(self.options),
                 "behaviour": self.behaviour}
 
-    def net_config(self) -> Any:
-        """The :class:`~meeplezoo.training.networks.BlockNetConfig` of a network built from scratch."""
-        from meeplezoo.training.networks import BlockNetConfig
-
-        return BlockNetConfig(flat_hidden=self.width, trunk_hidden=self.width, channels=self.channels,
-                              conv_layers=self.conv_layers, board_channels=self.board_channels,
-                              trunk_layers=self.trunk_layers, action_hidden=self.action_hidden)
-
-    def _scratch_flags(self) -> list[str]:
-        """The architecture flags that differ from the defaults (they only shape a scratch network)."""
-        from meeplezoo.training.exit import ARCHITECTURE_FLAGS
-
-        defaults = {f.name: f.default for f in fields(self)}
-        return [f"{flag} {getattr(self, name)}" for name, flag in ARCHITECTURE_FLAGS
-                if getattr(self, name) != defaults[name]]
-
-    def make_game(self) -> Any:
-        from meeplezoo.registry import make_game
-
-        return make_game(self.game, self.num_players, **dict(self.options))
-
-    def command(self, out: str) -> str:
-        """The ``meeplezoo train`` command line that runs this config into ``out``."""
-        from meeplezoo.registry import GAMES
-
-        info = GAMES.get(self.game)
-        opts = [f"-o {k}={v}" if info is None or k not in ("variant", "version") else f"--{k} {v}"
-                for k, v in self.options.items()]
-        parts = [f"meeplezoo train {self.game} --players {self.num_players}", *opts, "--algo distill",
-                 f"--teacher {self.teacher}", f"--opponent {self.opponent}",
-                 f"--games {self.games}", f"--chunk {self.chunk}", f"--init {self.init}",
-                 f"--epochs {self.epochs}", f"--lr {self.lr}", f"--batch-size {self.batch_size}",
-                 f"--holdout {self.holdout}", f"--width {self.width}", *self._scratch_flags(), f"--seed {self.seed}",
-                 f"--behaviour {self.behaviour}" if self.behaviour else "",
-                 *(f"--extra-data {d}" for d in self.extra_data), f"--out {out}"]
-        return " ".join(p for p in parts if p)
+    def net_config(self) -> dict[str, int]:
+        """The :class:`~meeplezoo.training.networks.BlockNetConfig` widths of a network built from scratch."""
+        return {"flat_hidden": self.width, "trunk_hidden": self.width,
+                **{name: getattr(self, name) for name in ARCHITECTURE}}
 
 
 # -- generation (numpy only) ----------------------------------------------------------------------------
@@ -196,8 +139,6 @@ def teacher_game(cfg: DistillConfig, index: int, game: Any = None) -> dict[str, 
     """Game ``index`` of the run: the teacher (in seat ``index % num_players``) against ``opponent``;
     the teacher's samples (obs, mask, pi) and the final returns (``win`` mode, per seat).  With
     ``behaviour`` that agent makes the moves of the teacher's seat (seeded after the others)."""
-    from meeplezoo.agents import make as make_agent
-
     game = cfg.make_game() if game is None else game
     n = game.num_players
     seat = index % n
@@ -208,10 +149,10 @@ def teacher_game(cfg: DistillConfig, index: int, game: Any = None) -> dict[str, 
     mover = make_agent(cfg.behaviour, game, num_players=n, seed=int(rng.integers(2**31))) if cfg.behaviour else None
     obs, masks, pis = [], [], []
     while not state.is_terminal():
-        p = state.current_player
-        mask = state.legal_mask()
-        if int(mask.sum()) == 1:
-            a = int(np.flatnonzero(mask)[0])
+        p, mask = state.current_player, state.legal_mask()
+        legal = np.flatnonzero(mask)
+        if len(legal) == 1:  # a forced move is no sample
+            a = int(legal[0])
         elif p == seat:
             if not hasattr(agents[p], "search"):
                 raise ValueError(f"distill: the teacher {cfg.teacher!r} does not search (pretrained needs sims= "
@@ -261,10 +202,8 @@ def _bind(cfg: DistillConfig, run_dir: Path, write: bool = True) -> None:
     path = run_dir / GENERATE_FILE
     want = cfg.generation()
     if path.exists():
-        old = json.loads(path.read_text())
-        old.setdefault("opponent", "heuristic")  # written before these were recorded: their defaults
-        old.setdefault("options", {})
-        old.setdefault("behaviour", "")
+        old = {"opponent": "heuristic", "options": {}, "behaviour": "",  # written before these were recorded
+               **json.loads(path.read_text())}
         diff = sorted(k for k in GENERATION_KEYS if old.get(k) != want[k])
         if diff:
             raise ValueError(f"distill: {run_dir} holds samples of another setting (differs in {diff}: "
@@ -277,42 +216,20 @@ def generate(cfg: DistillConfig, run_dir: str | Path, *, workers: int = 1, backe
              address: str | None = None, time_limit: float | None = None, verbose: int = 1) -> int:
     """Write the chunks of ``cfg.games`` games that ``run_dir`` lacks (``workers`` at a time); stops
     starting new chunks after ``time_limit`` seconds.  Returns how many chunks exist now."""
-    from meeplezoo.training.exit import BACKENDS, RayPool
-
     run_dir = Path(run_dir)
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"distill: workers must be an int >= 1, got {workers!r}")
-    if backend not in BACKENDS:
-        raise ValueError(f"distill: unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    check_execution(workers, backend, address, who="distill")
     _bind(cfg, run_dir)
     todo = [c for c in range(cfg.games // cfg.chunk) if not chunk_path(run_dir, c).exists()]
     start = time.time()
-    pool: Any = None
-    if backend == "ray":
-        pool = RayPool(workers, address)
-    elif workers > 1:
-        pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"))
-    try:
-        step = workers if pool is not None else 1
-        for i in range(0, len(todo), step):
+    with make_executor(workers, backend, address, who="distill") as pool:
+        for i in range(0, len(todo), pool.workers):
             if time_limit is not None and time.time() - start > time_limit:
                 break
-            jobs = [{"config": cfg.to_json(), "run_dir": str(run_dir), "chunk": c} for c in todo[i:i + step]]
-            if pool is None:
-                done = [_write_chunk(j) for j in jobs]
-            elif backend == "ray":
-                done = pool.ray.get([pool.ray.remote(num_cpus=1)(_write_chunk).remote(j) for j in jobs])
-            else:
-                done = list(pool.map(_write_chunk, jobs))
-            if verbose:
-                for d in done:
+            jobs = [{"config": cfg.to_json(), "run_dir": str(run_dir), "chunk": c} for c in todo[i:i + pool.workers]]
+            for d in pool.map(_write_chunk, jobs):
+                if verbose:
                     print(f"chunk {d['chunk']}: {d['samples']} samples, {d['cpu_seconds']:.0f} CPU s, "
                           f"teacher's seat won {d['teacher_won']:.2f}", flush=True)
-    finally:
-        if backend == "ray" and pool is not None:
-            pool.shutdown()
-        elif pool is not None:
-            pool.shutdown()
     return len(list(run_dir.glob("chunk_*.npz")))
 
 
@@ -329,9 +246,11 @@ def load_chunks(run_dir: str | Path, limit: int | None = None) -> tuple[list[dic
     return chunks, cpu
 
 
-# -- fitting (torch) --------------------------------------------------------------------------------------
+# -- fitting (torch, through the learner) --------------------------------------------------------------------
 @dataclass
 class DistillResult:
+    """What a fit did: the checkpoint, samples, agreement with the teacher and cross-entropy, CPU seconds."""
+
     run_dir: Path
     checkpoint: Path
     samples: int
@@ -348,43 +267,23 @@ class DistillResult:
                 f"in all")
 
 
-def _initial(cfg: DistillConfig, game: Any) -> tuple[Any, dict[str, Any], dict[str, Any]]:
-    """The network to fine-tune as a torch module, its config and the metadata it came with."""
-    from meeplezoo.training.networks import BlockNet, BlockNetConfig, config_dict
-
+def _initial(cfg: DistillConfig, game: Any) -> tuple[Any, dict[str, Any]]:
+    """The learner on the network to fine-tune, and the metadata that network came with."""
     if cfg.init == "scratch":
-        import torch
-
-        torch.manual_seed(cfg.seed)
-        bc = cfg.net_config()
-        return (BlockNet(game.observation_spec, game.num_actions, game.num_players, bc), config_dict(bc), {})
-    from meeplezoo.training.exit import load_start
-
+        return learner().Learner(game, cfg.net_config(), lr=cfg.lr, weight_decay=cfg.weight_decay, seed=cfg.seed), {}
     start = load_start(cfg.init, game, "distill")
-    net = BlockNet(game.observation_spec, game.num_actions, game.num_players, BlockNetConfig(**start.config))
-    net.load_arrays(start.params)
-    return net, dict(start.config), dict(start.metadata)
+    return (learner().Learner(game, start.config, lr=cfg.lr, weight_decay=cfg.weight_decay, start=start),
+            dict(start.metadata))
 
 
-def fit(cfg: DistillConfig, run_dir: str | Path, *, torch_threads: int = 1, verbose: int = 1,
-        max_chunks: int | None = None) -> DistillResult:
-    """Fine-tune ``cfg.init`` on the chunks in ``run_dir``; writes ``final.zip`` and ``fit.csv``."""
-    import torch
-
-    from meeplezoo._version import __version__
-    from meeplezoo.agents.network import PolicyValueNet, network_metadata
-
-    torch.set_num_threads(int(torch_threads))
-    run_dir = Path(run_dir)
-    game = cfg.make_game()
-    _bind(cfg, run_dir, write=False)
+def _data(cfg: DistillConfig, run_dir: Path, game: Any, counted: set[str], max_chunks: int | None
+          ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], float, list[str], int]:
+    """The samples to fit and those held out, the generation CPU seconds not yet counted in the start
+    network, the data directories and the number of own chunks."""
     chunks, gen_cpu = load_chunks(run_dir, max_chunks)
     held = [c for i, c in enumerate(chunks) if i % cfg.holdout == cfg.holdout - 1] or chunks[-1:]
     train = [c for i, c in enumerate(chunks) if i % cfg.holdout != cfg.holdout - 1] or chunks
-    c0 = time.process_time()
-    net, net_config, start_meta = _initial(cfg, game)
     # the generation CPU of a data set counts once: not again when the start network was fit on it already
-    counted = {os.path.realpath(d) for d in start_meta.get("distill_data_dirs") or []}
     data_dirs = [os.path.realpath(run_dir)]
     if data_dirs[0] in counted:
         gen_cpu = 0.0
@@ -397,62 +296,67 @@ def fit(cfg: DistillConfig, run_dir: str | Path, *, torch_threads: int = 1, verb
         train += more
         data_dirs.append(os.path.realpath(extra))
         gen_cpu += 0.0 if data_dirs[-1] in counted else more_cpu
-    torch.manual_seed(cfg.seed)
     cat = {k: np.concatenate([c[k] for c in train]) for k in ("obs", "mask", "pi")}
     val = {k: np.concatenate([c[k] for c in held]) for k in ("obs", "mask", "pi")}
+    return cat, val, gen_cpu, data_dirs, len(chunks)
 
-    def held_out() -> tuple[float, float]:
-        """How often the greedy move is the teacher's most visited one, and the cross-entropy to its visits."""
-        net.eval()
-        pi = val["pi"].astype(np.float32)
-        with torch.no_grad():
-            logits, _ = net(torch.as_tensor(val["obs"].astype(np.float32)))
-            logits = logits.masked_fill(~torch.as_tensor(val["mask"]), -1e9)
-            ce = float(-(torch.as_tensor(pi) * torch.log_softmax(logits, dim=1)).sum(1).mean())
-        return float((logits.argmax(1).numpy() == pi.argmax(1)).mean()), ce
 
-    opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
-    rng = np.random.default_rng(cfg.seed)
-    before, ce = held_out()
+def _held_out(lib: Any, net: Any, val: dict[str, np.ndarray]) -> tuple[float, float]:
+    """How often the greedy move is the teacher's most visited one, and the cross-entropy to its visits."""
+    net.eval()
+    pi = val["pi"].astype(np.float32)
+    with lib.no_grad():
+        logits, _ = net(lib.as_tensor(val["obs"]))
+        mask = lib.as_tensor(val["mask"])
+        ce = float(lib.cross_entropy(logits, mask, lib.as_tensor(pi)))
+        chosen = logits.masked_fill(~mask, -1e9).argmax(1).numpy()
+    return float((chosen == pi.argmax(1)).mean()), ce
+
+
+def fit(cfg: DistillConfig, run_dir: str | Path, *, torch_threads: int = 1, verbose: int = 1,
+        max_chunks: int | None = None) -> DistillResult:
+    """Fine-tune ``cfg.init`` on the chunks in ``run_dir``; writes ``final.zip`` and ``fit.csv``."""
+    lib = learner()
+    lib.set_threads(torch_threads)
+    run_dir = Path(run_dir)
+    game = cfg.make_game()
+    _bind(cfg, run_dir, write=False)
+    c0 = time.process_time()
+    net, start_meta = _initial(cfg, game)
+    counted = {os.path.realpath(d) for d in start_meta.get("distill_data_dirs") or []}
+    cat, val, gen_cpu, data_dirs, n_chunks = _data(cfg, run_dir, game, counted, max_chunks)
     n = len(cat["obs"])
+    before, ce = _held_out(lib, net.net, val)
     rows = [{"epoch": 0, "policy_loss": "", "held_out_loss": round(ce, 4), "agreement": round(before, 4)}]
     if verbose:
-        print(f"{n} teacher decisions to fit, {len(val['obs'])} held out; agreement before {before:.3f}",
-              flush=True)
-    for epoch in range(cfg.epochs):
-        net.train()
-        order = rng.permutation(n)
-        tot = 0.0
-        for i in range(0, n, cfg.batch_size):
-            idx = order[i:i + cfg.batch_size]
-            logits, _ = net(torch.as_tensor(cat["obs"][idx].astype(np.float32)))
-            logp = torch.log_softmax(logits.masked_fill(~torch.as_tensor(cat["mask"][idx]), -1e9), dim=1)
-            loss = -(torch.as_tensor(cat["pi"][idx].astype(np.float32)) * logp).sum(1).mean()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            tot += loss.item() * len(idx)
-        agree, ce = held_out()
-        rows.append({"epoch": epoch + 1, "policy_loss": round(tot / max(n, 1), 4), "held_out_loss": round(ce, 4),
-                     "agreement": round(agree, 4)})
+        print(f"{n} teacher decisions to fit, {len(val['obs'])} held out; agreement before {before:.3f}", flush=True)
+
+    def loss(b: dict[str, Any]) -> tuple[Any, dict[str, float]]:
+        logits, _ = net.forward(b["obs"])
+        value = lib.cross_entropy(logits, b["mask"], b["pi"])
+        return value, {"policy_loss": value.item() * len(b["obs"])}
+
+    def on_epoch(epoch: int, sums: dict[str, float]) -> None:
+        agree, held_ce = _held_out(lib, net.net, val)
+        rows.append({"epoch": epoch + 1, "policy_loss": round(sums["policy_loss"] / max(n, 1), 4),
+                     "held_out_loss": round(held_ce, 4), "agreement": round(agree, 4)})
         if verbose:
-            print(f"epoch {epoch + 1}: policy loss {tot / max(n, 1):.3f}, held-out loss {ce:.3f}, "
-                  f"agreement {agree:.3f}", flush=True)
-    with (run_dir / FIT_LOG).open("w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=["epoch", "policy_loss", "held_out_loss", "agreement"])
-        w.writeheader()
-        w.writerows(rows)
+            print(f"epoch {epoch + 1}: policy loss {sums['policy_loss'] / max(n, 1):.3f}, held-out loss "
+                  f"{held_ce:.3f}, agreement {agree:.3f}", flush=True)
+
+    net.fit(cat, cfg.epochs, cfg.batch_size, cfg.seed, loss, on_epoch=on_epoch)
+    write_csv(run_dir / FIT_LOG, rows)
     prior_cpu = float(start_meta.get("training_cpu_seconds") or 0.0)
     spent = gen_cpu + time.process_time() - c0
-    meta = network_metadata(game, net_config, algorithm="distill", version=__version__,
+    meta = network_metadata(game, net.config, algorithm="distill", version=__version__,
                             samples=int(n + len(val["obs"])), seed=cfg.seed,
                             training_cpu_seconds=round(prior_cpu + spent, 1),
                             distill_config=cfg.to_json(), distill_cpu_seconds=round(spent, 1),
-                            distill_chunks=len(chunks), init_metadata=start_meta or None,
+                            distill_chunks=n_chunks, init_metadata=start_meta or None,
                             distill_generation_cpu_seconds=round(gen_cpu, 1),
                             distill_data_dirs=sorted(os.path.relpath(d) for d in counted | set(data_dirs)),
                             command=cfg.command(str(run_dir)))
-    out = PolicyValueNet(game, net.arrays(), net_config, meta).save(run_dir / FINAL)
+    out = net.numpy_net(meta).save(run_dir / FINAL)
     result = DistillResult(run_dir, Path(out), int(n), before, rows[-1]["agreement"], float(rows[0]["held_out_loss"]),
                            float(rows[-1]["held_out_loss"]), prior_cpu + spent)
     if verbose:

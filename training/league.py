@@ -49,323 +49,41 @@ league depend on machine load; use simulation counts for reproducible leagues.
 from __future__ import annotations
 
 import concurrent.futures as cf
-import importlib.util
-import math
 import os
-import re
-import signal
-import threading
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from itertools import combinations, combinations_with_replacement
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from .league_storage import AgentRecord, LeagueStorage, StoredMatch, canonical_json, config_hash, file_sha256
-from .ratings import RatingConfig, RatingTracker, Standings, group_priority, standings
+from meeplezoo.agents import make
+from meeplezoo.knobs import Knob
+from meeplezoo.registry import game_class
 
-LEAGUE_FORMAT = 1
-BACKENDS = ("process", "ray")
-#: a group's weight is divided by 1 + this times the round's earlier appearances of its agents (spreads play)
-ROUND_REPEAT_DISCOUNT = 0.5
-#: more candidate groups than this are sampled rather than enumerated
-MAX_CANDIDATE_GROUPS = 4096
+from .arena import play_match
+from .executor import BACKENDS, RayExecutor, RaySession, check_execution, make_executor
+from .league_setup import (
+    LEAGUE_FORMAT,
+    LeagueConfig,
+    MatchTask,
+    ResolvedLeague,
+    WorkerSpec,
+    config_from_identity,
+    describe_difference,
+    parse_agent_entry,
+    schedule_round,
+    spec_files,
+)
+from .league_storage import LeagueStorage, StoredMatch, config_hash
+from .ratings import RatingConfig, RatingTracker, Standings, standings
 
-_LABEL = re.compile(r"^([A-Za-z_][A-Za-z0-9_.#+-]*)=(.+)$")
-
-
-# -- configuration ---------------------------------------------------------------------------
-def parse_agent_entry(entry: str) -> tuple[str, str]:
-    """``"mcts:sims=200"`` -> ``("mcts:sims=200", "mcts:sims=200")``; ``"strong=mcts:sims=800"`` -> label, spec.
-
-    A label (before ``=``, ahead of the first ``:``) names the agent in tables;
-    without one the spec is the name.
-    """
-    if not isinstance(entry, str) or not entry.strip():
-        raise ValueError(f"agent entries must be non-empty strings, got {entry!r}")
-    entry = entry.strip()
-    head = entry.split(":", 1)[0]
-    m = _LABEL.match(head)
-    if m:
-        label = m.group(1)
-        spec = entry[len(label) + 1:].strip()
-        if not spec:
-            raise ValueError(f"agent entry {entry!r} has a label but no spec")
-        return label, spec
-    return entry, entry
-
-
-def spec_files(spec: str, game: Any = None) -> dict[str, str]:
-    """``{path: sha256}`` of every existing file a spec names (checkpoints), so a changed file is noticed;
-    for ``pretrained`` with a ``game``, the shipped checkpoint it plays."""
-    from meeplezoo.agents import parse_spec
-
-    name, args, kwargs = parse_spec(spec)
-    out = {}
-    if name == "pretrained" and game is not None:
-        from meeplezoo.agents.pretrained import checkpoint_path
-
-        path = checkpoint_path(game)
-        out[f"pretrained/{path.name}"] = file_sha256(path)
-    for value in [*args, *kwargs.values()]:
-        if isinstance(value, str) and os.path.isfile(value):
-            out[value] = file_sha256(value)
-    if name in ("ppo", "net", "netmcts") and args and args[0] not in out:
-        raise ValueError(f"agent {spec!r}: checkpoint {args[0]!r} does not exist")
-    return out
-
-
-@dataclass
-class LeagueConfig:
-    """What defines a league (and its stored identity).
-
-    ``game`` is a registry id or a :class:`~meeplezoo.envs.core.Game` object
-    (which also fixes ``num_players`` and the rule options).  ``agents`` are
-    agent specs, optionally labelled ``label=spec``.  ``round_size``
-    (matches per scheduling round, a multiple of the player count) defaults
-    to ``num_players * max(4, len(agents))``.
-    """
-
-    game: Any
-    agents: Sequence[str]
-    num_players: int | None = None
-    options: dict[str, Any] = field(default_factory=dict)
-    seed: int = 0
-    round_size: int | None = None
-    rating: RatingConfig = field(default_factory=RatingConfig)
-    max_decisions: int = 100_000
-
-
-@dataclass(frozen=True)
-class WorkerSpec:
-    """Everything a worker needs to play any match of the league (picklable)."""
-
-    game: Any  # a Game object
-    agents: tuple[tuple[str, str], ...]  # (name, spec)
-    max_decisions: int
-
-
-@dataclass(frozen=True)
-class MatchTask:
-    index: int
-    round: int
-    seed: int
-    seats: tuple[int, ...]  # agent index per seat
-
-
-class ResolvedLeague:
-    """A validated league configuration: the Game, the agent records and the stored identity."""
-
-    def __init__(self, config: LeagueConfig, *, check_agents: bool = True) -> None:
-        from meeplezoo.envs.core import Game
-
-        game = config.game
-        if isinstance(game, Game):
-            if config.num_players is not None and config.num_players != game.num_players:
-                raise ValueError(f"num_players={config.num_players} contradicts the Game object "
-                                 f"({game.num_players} players)")
-            if config.options:
-                raise ValueError("pass rule options through the Game object, not beside it")
-        elif isinstance(game, str):
-            from meeplezoo.registry import make_game
-
-            game = make_game(game, config.num_players, **dict(config.options))
-        else:
-            raise ValueError(f"game must be a registry id or a Game object, got {game!r}")
-        self.game = game
-        n = game.num_players
-        if isinstance(config.seed, bool) or not isinstance(config.seed, (int, np.integer)) \
-                or not 0 <= config.seed < 2**64:
-            raise ValueError(f"league seed must be a non-negative integer below 2**64, got {config.seed!r}")
-        if isinstance(config.agents, str):
-            raise ValueError("agents must be a list of specs (split a comma-separated string first)")
-        entries = [parse_agent_entry(e) for e in config.agents]
-        if len(entries) < 2:
-            raise ValueError(f"a league needs at least 2 agents, got {len(entries)}")
-        names = [nm for nm, _ in entries]
-        dup = sorted({nm for nm in names if names.count(nm) > 1})
-        if dup:
-            raise ValueError(f"agent name(s) {', '.join(dup)} appear twice; label them apart, e.g. a=random,b=random")
-        self.records = [AgentRecord(nm, spec, spec_files(spec, game)) for nm, spec in entries]
-        k = len(entries)
-        round_size = config.round_size if config.round_size is not None else n * max(4, k)
-        if isinstance(round_size, bool) or not isinstance(round_size, (int, np.integer)) or round_size < n \
-                or round_size % n:
-            raise ValueError(f"round_size must be a positive multiple of the player count {n}, got {round_size!r}")
-        if not isinstance(config.max_decisions, int) or config.max_decisions < 1:
-            raise ValueError(f"max_decisions must be a positive int, got {config.max_decisions!r}")
-        if not isinstance(config.rating, RatingConfig):
-            raise ValueError(f"rating must be a RatingConfig, got {config.rating!r}")
-        self.round_size = int(round_size)
-        self.seed = int(config.seed)
-        self.rating = config.rating
-        self.max_decisions = int(config.max_decisions)
-        if check_agents:
-            self._check_agents()
-
-    def _check_agents(self) -> None:
-        """Build every agent once: unknown names, bad options, checkpoints for another game fail here."""
-        from meeplezoo.agents import make
-        from meeplezoo.envs.core import Game
-
-        for rec in self.records:
-            try:
-                agent = make(rec.spec, self.game, num_players=self.game.num_players, seed=0)
-            except ValueError as e:
-                raise ValueError(f"agent {rec.name!r}: {e}") from None
-            except (OSError, ImportError, KeyError, RuntimeError) as e:
-                raise ValueError(f"agent {rec.name!r} ({rec.spec}) cannot be built: {type(e).__name__}: {e}") from None
-            built_for = getattr(agent, "game", None)
-            if isinstance(built_for, Game) and not built_for.same_rules(self.game):  # observations may differ
-                raise ValueError(f"agent {rec.name!r} ({rec.spec}) is for {built_for!r}, "
-                                 f"but the league plays {self.game!r}")
-
-    @property
-    def names(self) -> list[str]:
-        return [r.name for r in self.records]
-
-    @property
-    def identity(self) -> dict[str, Any]:
-        """What the database stores and a resumed league must match exactly."""
-        return {
-            "format": LEAGUE_FORMAT,
-            "game": self.game.name,
-            "game_config": self.game.config,
-            "agents": [r.to_dict() for r in self.records],
-            "seed": self.seed,
-            "round_size": self.round_size,
-            "rating": self.rating.to_dict(),
-            "max_decisions": self.max_decisions,
-        }
-
-    def worker_spec(self) -> WorkerSpec:
-        return WorkerSpec(self.game, tuple((r.name, r.spec) for r in self.records), self.max_decisions)
-
-
-def config_from_identity(identity: dict[str, Any], game: Any = None) -> LeagueConfig:
-    """The :class:`LeagueConfig` a stored league was created with (``game``: a Game object for unregistered games)."""
-    try:
-        game_config = dict(identity["game_config"])
-        n = game_config.pop("num_players")
-        if game is None:
-            from meeplezoo.registry import ENVS
-
-            if identity["game"] not in ENVS:
-                raise ValueError(f"the league's game {identity['game']!r} is not a registered game; pass its Game")
-            game = identity["game"]
-            options = game_config
-        else:
-            options = {}
-            if game.name != identity["game"] or game.config != identity["game_config"]:
-                raise ValueError(f"the Game given ({game!r}) is not the league's game "
-                                 f"({identity['game']} {identity['game_config']})")
-            n = None
-        agents = [a["spec"] if a["name"] == a["spec"] else f"{a['name']}={a['spec']}" for a in identity["agents"]]
-        return LeagueConfig(game=game, agents=agents, num_players=n, options=options, seed=identity["seed"],
-                            round_size=identity["round_size"], rating=RatingConfig.from_dict(identity["rating"]),
-                            max_decisions=identity["max_decisions"])
-    except (KeyError, TypeError) as e:
-        raise ValueError(f"the stored league configuration is incomplete ({type(e).__name__}: {e})") from None
-
-
-def describe_difference(stored: dict[str, Any], requested: dict[str, Any]) -> str:
-    parts = []
-    for key in sorted(set(stored) | set(requested)):
-        if stored.get(key) != requested.get(key):
-            old, new = canonical_json(stored.get(key)), canonical_json(requested.get(key))
-            parts.append(f"{key}: stored {old}, requested {new}")
-    return "; ".join(parts)
-
-
-# -- schedule ---------------------------------------------------------------------------------
-def match_seed(league_seed: int, group: int) -> int:
-    """The deal seed of a group's matches (a 63-bit int, a pure function of league seed and group number)."""
-    state = np.random.SeedSequence([int(league_seed), 0x1EA6E, int(group)]).generate_state(1, dtype=np.uint64)
-    return int(state[0]) >> 1
-
-
-def candidate_groups(num_agents: int, n: int, rng: np.random.Generator) -> list[tuple[int, ...]]:
-    """Every group of ``n`` seats over ``num_agents`` agents (distinct agents when there are enough)."""
-    if num_agents >= n:
-        total = math.comb(num_agents, n)
-        if total <= MAX_CANDIDATE_GROUPS:
-            return list(combinations(range(num_agents), n))
-        seen: set[tuple[int, ...]] = set()
-        while len(seen) < MAX_CANDIDATE_GROUPS:
-            seen.add(tuple(sorted(rng.choice(num_agents, size=n, replace=False).tolist())))
-        return sorted(seen)
-    # fewer agents than seats: agents fill several seats; a group needs at least two different agents
-    return [g for g in combinations_with_replacement(range(num_agents), n) if len(set(g)) > 1]
-
-
-def schedule_round(league: ResolvedLeague, round_index: int, tracker: RatingTracker) -> list[MatchTask]:
-    """The ``round_size`` matches of round ``round_index``, given the ratings after all earlier rounds."""
-    n = league.game.num_players
-    k = len(league.records)
-    rng = np.random.default_rng(np.random.SeedSequence([league.seed, 0x5C4ED, round_index]))
-    candidates = candidate_groups(k, n, rng)
-    base = np.array([group_priority(tracker, g) for g in candidates], dtype=np.float64)
-    members = np.zeros((len(candidates), k), dtype=np.float64)
-    for c, g in enumerate(candidates):
-        for a in g:
-            members[c, a] += 1.0
-    used = np.zeros(k, dtype=np.float64)
-    tasks = []
-    groups_per_round = league.round_size // n
-    for g in range(groups_per_round):
-        # coverage first: while some agent has not played this round, draw among the groups seating most of them
-        cover = members @ (used == 0)
-        eligible = cover == cover.max()
-        w = (base + 1e-12) * eligible / (1.0 + ROUND_REPEAT_DISCOUNT * (members @ used))
-        choice = candidates[int(rng.choice(len(candidates), p=w / w.sum()))]
-        used += members[candidates.index(choice)]
-        order = [int(a) for a in rng.permutation(np.array(choice))]
-        group_number = round_index * groups_per_round + g
-        seed = match_seed(league.seed, group_number)
-        for rot in range(n):
-            index = round_index * league.round_size + g * n + rot
-            seats = tuple(order[(s + rot) % n] for s in range(n))
-            tasks.append(MatchTask(index=index, round=round_index, seed=seed, seats=seats))
-    return tasks
-
-
+__all__ = ["LeagueConfig", "ResolvedLeague", "League", "run_league", "open_league", "prepare_league", "read_league",
+           "league_standings", "describe", "plot_league", "play_task", "BACKENDS", "RayExecutor", "RaySession",
+           "LEAGUE_FORMAT", "MatchTask", "WorkerSpec", "config_from_identity", "describe_difference",
+           "parse_agent_entry", "schedule_round", "spec_files"]
 # -- playing (runs in workers) ------------------------------------------------------------------
-_WORKER_SPEC: WorkerSpec | None = None
-
-
-def _init_worker(spec: WorkerSpec, parent: int) -> None:
-    """Process-pool initializer: one thread per worker process (the pool is the parallelism).
-
-    A watchdog ends the worker when the league process dies (a SIGKILLed
-    league must not leave its pool running).
-    """
-    global _WORKER_SPEC
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the league process's to handle, once
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        os.environ.setdefault(var, "1")
-    _WORKER_SPEC = spec
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="league-parent-watchdog", daemon=True).start()
-
-
-def play_task(spec: WorkerSpec | None, task: MatchTask) -> StoredMatch:
+def play_task(spec: WorkerSpec, task: MatchTask) -> StoredMatch:
     """Play one league match: fresh agents seeded from the match seed, so the result depends on the task alone."""
-    from meeplezoo.agents import make
-
-    from .arena import play_match
-
-    spec = spec if spec is not None else _WORKER_SPEC
-    if spec is None:
-        raise RuntimeError("league worker has no league specification")
     game = spec.game
     n = game.num_players
     seeds = np.random.SeedSequence([task.seed, task.index]).generate_state(n, dtype=np.uint32)
@@ -384,149 +102,10 @@ def play_task(spec: WorkerSpec | None, task: MatchTask) -> StoredMatch:
                        duration_s=time.perf_counter() - t0)
 
 
-# -- executors: one interface, futures out ----------------------------------------------------------
-class InlineExecutor:
-    """Plays in the calling process (``workers=1``): the same task function, no pool."""
-
-    def __init__(self, spec: WorkerSpec) -> None:
-        self.spec = spec
-
-    def submit(self, task: MatchTask) -> cf.Future:
-        fut: cf.Future = cf.Future()
-        try:
-            fut.set_result(play_task(self.spec, task))
-        except BaseException as e:  # noqa: BLE001 - delivered through the future like the pools do
-            fut.set_exception(e)
-        return fut
-
-    def shutdown(self) -> None:
-        pass
-
-
-class ProcessExecutor:
-    """A local process pool (spawn: safe with torch and threads in the parent)."""
-
-    def __init__(self, spec: WorkerSpec, workers: int) -> None:
-        import multiprocessing as mp
-
-        # The workers start with Ctrl-C ignored (a disposition that survives spawn's exec), so a Ctrl-C that
-        # lands while one is still starting cannot print its traceback; the league process handles it, once.
-        main = threading.current_thread() is threading.main_thread()
-        old = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
-        try:
-            self.pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
-                                               initializer=_init_worker, initargs=(spec, os.getpid()))
-            cf.wait([self.pool.submit(os.getpid) for _ in range(workers)])  # start every worker now
-        finally:
-            if main:
-                signal.signal(signal.SIGINT, old)
-
-    def submit(self, task: MatchTask) -> cf.Future:
-        return self.pool.submit(play_task, None, task)
-
-    def shutdown(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
-
-
-class RayExecutor:
-    """Ray tasks on a local instance or a cluster (``address="auto"``); futures from the object refs.
-
-    Every machine of the cluster needs meeplezoo installed and the checkpoint
-    files at the same paths.
-    """
-
-    def __init__(self, spec: WorkerSpec, workers: int | None, address: str | None) -> None:
-        self.session = RaySession(workers, address)
-        self.ray = self.session.ray
-        self.remote = self.ray.remote(num_cpus=1)(play_task)
-        self.spec_ref = self.ray.put(spec)
-
-    def submit(self, task: MatchTask) -> cf.Future:
-        return self.remote.remote(self.spec_ref, task).future()
-
-    def shutdown(self) -> None:
-        self.session.close()
-
-
-class RaySession:
-    """Ray for this process: joined if already initialised, else started (locally with ``workers`` CPUs,
-    or the cluster at ``address``) with a watchdog that ends a local instance if this process dies;
-    :meth:`close` undoes only what it did.  Shared by the league and expert iteration."""
-
-    def __init__(self, workers: int | None, address: str | None) -> None:
-        try:
-            import ray
-        except ImportError:
-            raise ValueError('the ray backend needs ray: pip install "meeplezoo[ray]"') from None
-        self.ray = ray
-        self.started = False
-        self.watchdog: Any = None
-        if not ray.is_initialized():
-            kwargs: dict[str, Any] = {"address": address, "log_to_driver": False}
-            if address is None and workers:
-                kwargs["num_cpus"] = workers
-            try:
-                ray.init(**kwargs)
-            except Exception as e:  # noqa: BLE001 - ray raises ConnectionError, RuntimeError, ...
-                where = f"the Ray cluster at {address!r}" if address else "a local Ray instance"
-                raise ValueError(f"cannot start or reach {where}: {type(e).__name__}: {e}") from None
-            self.started = True
-            if address is None and not os.environ.get("RAY_ADDRESS"):
-                self.watchdog = _start_ray_watchdog(ray)
-
-    def close(self) -> None:
-        if self.started:
-            self.ray.shutdown()
-            self.started = False
-        if self.watchdog is not None:  # closing its pipe: it ends whatever of the session is left, then exits
-            self.watchdog.stdin.close()
-            try:
-                self.watchdog.wait(timeout=10)
-            except Exception:  # noqa: BLE001 - it finishes on its own
-                pass
-            self.watchdog = None
-
-
-def _start_ray_watchdog(ray: Any) -> Any:
-    """A process that ends the local Ray instance when this one dies (see :mod:`.ray_watchdog`), or None."""
-    import subprocess
-    import sys
-
-    try:
-        session_dir = ray._private.worker._global_node.get_session_dir_path()
-    except AttributeError:  # another Ray version: no way to name the session
-        return None
-    if not session_dir or not os.path.isdir("/proc"):
-        return None
-    try:
-        return subprocess.Popen([sys.executable, "-m", "meeplezoo.training.ray_watchdog", session_dir,
-                                 str(os.getpid())],
-                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                start_new_session=True)
-    except OSError:
-        return None
-
-
 def check_run_args(matches: int | None, workers: int, backend: str, address: str | None) -> None:
     """Validate how a league is to be run (before anything is written)."""
-    if matches is not None and (isinstance(matches, bool) or not isinstance(matches, (int, np.integer))
-                                or matches < 0):
-        raise ValueError(f"matches must be an int >= 0, got {matches!r}")
-    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
-        raise ValueError(f"workers must be an int >= 1, got {workers!r}")
-    if backend not in BACKENDS:
-        raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
-    if backend != "ray" and address is not None:
-        raise ValueError("an address is for the ray backend (--backend ray)")
-    if backend == "ray" and importlib.util.find_spec("ray") is None:
-        raise ValueError('the ray backend needs ray: pip install "meeplezoo[ray]"')
-
-
-def make_executor(spec: WorkerSpec, backend: str, workers: int, address: str | None):
-    check_run_args(None, workers, backend, address)
-    if backend == "ray":
-        return RayExecutor(spec, workers, address)
-    return InlineExecutor(spec) if workers <= 1 else ProcessExecutor(spec, workers)
+    Knob("matches", int, None, "matches the league should hold", low=0).validate(matches, "league")
+    check_execution(workers, backend, address, who="league")
 
 
 # -- the league ---------------------------------------------------------------------------------
@@ -561,7 +140,7 @@ class League:
             executor: Any = None) -> Standings:
         """Play until matches ``0 .. matches-1`` are all stored; returns the standings.
 
-        ``executor`` (from :func:`make_executor`, owned by the caller) replaces
+        ``executor`` (from :func:`~meeplezoo.training.executor.make_executor`, owned by the caller) replaces
         the one this call would start for ``backend`` and ``workers``.
         """
         if matches is None:
@@ -588,6 +167,7 @@ class League:
             bar = tqdm(total=matches, initial=done, desc=f"league {self.game.name}", unit="match",
                        dynamic_ncols=True)
         own_executor = executor is None
+        spec = None if executor is None else executor.share(self.resolved.worker_spec())
         try:
             for r in range(rounds):
                 tasks = schedule_round(self.resolved, r, tracker)[: max(0, min(R, matches - r * R))]
@@ -606,11 +186,12 @@ class League:
                     bar.set_postfix_str(f"round {r + 1}/{rounds}, leader {best}")
                 if missing:
                     if executor is None:
-                        executor = make_executor(self.resolved.worker_spec(), backend, workers, address)
+                        executor = make_executor(workers, backend, address, who="league")
+                        spec = executor.share(self.resolved.worker_spec())
                     failed: list[tuple[MatchTask, BaseException]] = []
                     futures: dict[cf.Future, MatchTask] = {}
                     for t in missing:
-                        fut = executor.submit(t)
+                        fut = executor.submit(play_task, spec, t)
                         if fut.done():  # played inline: store it before the next one starts
                             self._finish(fut, t, stored, failed, on_match, bar)
                         else:
@@ -750,7 +331,7 @@ def run_league(config: LeagueConfig | None, db: str, matches: int | None = None,
     check_run_args(matches, workers, backend, address)
     resolved = prepare_league(db, config, resume=resume, game=game)
     # start (or reach) the workers before the database is written: an unreachable cluster leaves no trace
-    executor = make_executor(resolved.worker_spec(), backend, workers, address)
+    executor = make_executor(workers, backend, address, who="league")
     try:
         league = _open_resolved(db, resolved, resume, matches)  # a new league is created with its target
         try:
@@ -792,8 +373,6 @@ def describe(identity: dict[str, Any], matches: int, target: int | None = None) 
     cfg = dict(identity.get("game_config", {}))
     n = cfg.pop("num_players", "?")
     try:  # show only the rule options that differ from the defaults
-        from meeplezoo.registry import game_class
-
         defaults = {o.name: o.default for o in game_class(identity.get("game")).options_spec}
         cfg = {k: v for k, v in cfg.items() if defaults.get(k, object()) != v}
     except (ValueError, ImportError):

@@ -33,12 +33,12 @@ agent spec ``ppo:runs/kerala/best.zip``.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import math
 import multiprocessing
 import os
 import time
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,40 +54,32 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv,
 
 from meeplezoo._version import __version__
 from meeplezoo.agents import make as make_agent
-from meeplezoo.agents.base import Agent
 from meeplezoo.agents.ppo import PPOAgent, save_checkpoint
 from meeplezoo.envs.core import Game
 from meeplezoo.envs.core.gym import SingleAgentEnv
 from meeplezoo.registry import make_game
-from meeplezoo.training.arena import AgentStats, run_arena
-from meeplezoo.training.selfplay import OpponentPool, parse_weighted_specs
+from meeplezoo.training.arena import SEED_LIMIT, AgentStats, evaluate, format_evaluation, offset_seed
+from meeplezoo.training.networks import BlockNet, BlockNetConfig, config_dict
+from meeplezoo.training.ppo_config import (
+    BATCH_SIZE,
+    NETS,
+    ROLLOUT_STEPS,
+    SB3_KNOBS,
+    PPOConfig,
+    default_eval_against,
+    default_opponents,
+    heuristic_available,
+)
+from meeplezoo.training.selfplay import OpponentPool
 
-DEFAULT_OPPONENTS = {"random": 1.0, "heuristic": 1.0}
-DEFAULT_EVAL_AGAINST = ("random", "heuristic")
-
-# PPO hyperparameters: SB3's defaults except where a sparse end-of-game reward
-# asks otherwise (long horizon: gamma near 1; some entropy against early collapse).
-PPO_DEFAULTS: dict[str, Any] = {
-    "learning_rate": 3e-4,
-    "rollout_steps": 2048,  # transitions per update over all envs
-    "batch_size": 256,
-    "n_epochs": 4,  # CleanRL's choice; SB3's 10 doubles the update time on big boards for little gain
-    "gamma": 0.995,
-    "gae_lambda": 0.95,
-    "clip_range": 0.2,
-    "ent_coef": 0.01,
-    "vf_coef": 0.5,
-    "max_grad_norm": 0.5,
-}
+__all__ = ["train", "TrainResult", "PPOConfig", "evaluate", "format_evaluation", "default_opponents",
+           "heuristic_available", "default_eval_against", "default_net_arch", "offset_seed", "sb3_seed", "NETS",
+           "SEED_LIMIT"]
 
 
-#: seeds are non-negative integers below this (as on the command line)
-SEED_LIMIT = 2**64
-
-
-def offset_seed(seed: int, offset: int) -> int:
-    """``seed + offset``, wrapped to stay a valid seed (unchanged for all but seeds near 2**64)."""
-    return (int(seed) + int(offset)) % SEED_LIMIT
+#: PPO's hyperparameters (the knobs of :class:`~meeplezoo.training.ppo_config.PPOConfig`, by their SB3 names)
+PPO_DEFAULTS: dict[str, Any] = {"rollout_steps": ROLLOUT_STEPS, "batch_size": BATCH_SIZE,
+                                **{k: PPOConfig.knobs()[k].default for k in SB3_KNOBS if k != "batch_size"}}
 
 
 def sb3_seed(seed: int) -> int:
@@ -98,27 +90,6 @@ def sb3_seed(seed: int) -> int:
 
 
 # -- 1. game, opponents, network ------------------------------------------------------------
-def heuristic_available(game: Game) -> bool:
-    """Whether ``heuristic`` builds for this game (engines and heuristics land separately)."""
-    try:
-        make_agent("heuristic", game.name, num_players=game.num_players, seed=0)
-    except (ImportError, ValueError, AttributeError):
-        return False
-    return True
-
-
-def default_opponents(game: Game) -> dict[str, float]:
-    """random:1, heuristic:1 (random alone, with a warning, where the heuristic is missing)."""
-    if heuristic_available(game):
-        return dict(DEFAULT_OPPONENTS)
-    warnings.warn(f"{game.name}: no heuristic agent available; training against random only", stacklevel=3)
-    return {"random": 1.0}
-
-
-def default_eval_against(game: Game) -> list[str]:
-    return [a for a in DEFAULT_EVAL_AGAINST if a != "heuristic" or heuristic_available(game)]
-
-
 def default_net_arch(observation_size: int, num_actions: int) -> list[int]:
     """Hidden widths: one shared layer, then one layer for each of actor and critic.
 
@@ -158,8 +129,6 @@ class BlockFeatures(BaseFeaturesExtractor):
 
     def __init__(self, observation_space: gymnasium.spaces.Box, game: str = "", num_players: int = 2,
                  options: Mapping[str, Any] | None = None, config: Mapping[str, int] | None = None) -> None:
-        from meeplezoo.training.networks import BlockNet, BlockNetConfig
-
         g = make_game(game, num_players, **dict(options or {}))
         cfg = BlockNetConfig(**dict(config or {}))
         super().__init__(observation_space, features_dim=cfg.trunk_hidden)
@@ -167,10 +136,6 @@ class BlockFeatures(BaseFeaturesExtractor):
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         return self.net.features(observations.flatten(1))
-
-
-#: the two network families of PPO: one wide MLP layer over the flat vector, or the block network
-NETS = ("mlp", "blocks")
 
 
 def blocks_policy_kwargs(game: Game, config: Mapping[str, int]) -> dict[str, Any]:
@@ -238,52 +203,7 @@ def make_vec_env(game: Game, pool: OpponentPool, n_envs: int, vec: str, seed: in
     return VecMonitor(SubprocVecEnv(fns, start_method=method))
 
 
-# -- 4. evaluation -------------------------------------------------------------------------------
-def evaluate(agent: Agent, game: Game, against: Sequence[str] = DEFAULT_EVAL_AGAINST, games: int = 200,
-             seed: int = 0, progress: bool = False) -> dict[str, AgentStats]:
-    """The agent's statistics against each opponent spec (N-1 copies of it), seats rotated.
-
-    ``games`` per opponent; with rotation every seat is played equally often
-    (for 2 players: half the games first, half second).
-    """
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise ValueError(f"games must be an int >= 1, got {games!r}")
-    out: dict[str, AgentStats] = {}
-    learner = _Labelled(agent, "learner")
-    n = game.num_players
-    for k, spec in enumerate(against):
-        opponents = [make_agent(spec, game, num_players=n, seed=offset_seed(seed * 7, 1000 * k + i))
-                     for i in range(n - 1)]
-        stats, _ = run_arena(game, [learner, *opponents], games, seed=offset_seed(seed, 7919 * k), progress=progress,
-                             desc=f"against {spec}")
-        st = stats["learner"]
-        st.name = spec
-        out[spec] = st
-    return out
-
-
-class _Labelled(Agent):
-    """The same agent under another table name (so it is never confused with an opponent)."""
-
-    def __init__(self, agent: Agent, name: str) -> None:
-        self.agent, self.name, self.uses_state = agent, name, agent.uses_state
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, *, state: Any = None) -> int:
-        return self.agent.act(observation, action_mask, state=state)
-
-    def reset(self, seed: int | None = None) -> None:
-        self.agent.reset(seed)
-
-
-def format_evaluation(results: Mapping[str, AgentStats]) -> str:
-    rows = [f"{'against':<28} {'games':>6} {'win rate':>9} {'95% interval':>16} {'score margin':>13}"]
-    for spec, st in results.items():
-        lo, hi = st.interval
-        rows.append(f"{spec:<28} {st.games:>6} {st.win_rate:>9.3f} {f'[{lo:.3f}, {hi:.3f}]':>16} "
-                    f"{st.mean_margin:>13.2f}")
-    return "\n".join(rows)
-
-
+# -- 4. evaluation (the arena's :func:`~meeplezoo.training.arena.evaluate`) ------------------------------
 class TrainingCallback(BaseCallback):
     """Periodic evaluation (TensorBoard, eval.csv, best.zip), self-play snapshots, wall-time limit."""
 
@@ -410,171 +330,89 @@ class TrainResult:
         return "\n".join(lines)
 
 
-def train(
-    game: str | Game = "kerala",
-    num_players: int | None = 2,
-    opponents: Mapping[str, float] | str | None = None,
-    timesteps: int = 20_000,
-    out_dir: str | Path = "runs/ppo",
-    *,
-    self_play: bool = False,
-    self_play_weight: float | None = None,
-    keep_last: int = 5,
-    snapshot_freq: int | None = None,
-    eval_against: Sequence[str] | None = None,
-    eval_games: int = 50,
-    eval_freq: int | None = None,
-    eval_interval_s: float | None = None,
-    final_eval_games: int = 100,
-    seed: int = 0,
-    n_envs: int = 2,
-    vec: str = "auto",
-    net_arch: Sequence[int] | None = None,
-    activation: str = "tanh",
-    net: str = "mlp",
-    blocks: Mapping[str, int] | None = None,
-    reward_mode: str = "win",
-    time_limit: float | None = None,
-    torch_threads: int | None = 1,
-    progress: bool = False,
-    tensorboard: bool = True,
-    verbose: int = 1,
-    rule_options: Mapping[str, Any] | None = None,
-    **ppo_kwargs: Any,
-) -> TrainResult:
+def train(game: str | Game = "kerala", num_players: int | None = 2,
+          opponents: Mapping[str, float] | str | None = None, timesteps: int = 20_000,
+          out_dir: str | Path = "runs/ppo", *, time_limit: float | None = None, torch_threads: int | None = 1,
+          progress: bool = False, tensorboard: bool = True, verbose: int = 1,
+          rule_options: Mapping[str, Any] | None = None, **settings: Any) -> TrainResult:
     """Train MaskablePPO on ``game`` and return where the checkpoints are and how they play.
 
-    Args:
-        game: registry id or Game object; ``num_players``/``rule_options`` configure an id.
-        opponents: ``{spec: weight}`` or ``"random:1,heuristic:1"``; default random and heuristic.
-        timesteps: learner decisions to train for (stops earlier at ``time_limit`` seconds).
-        self_play: freeze a snapshot every ``snapshot_freq`` steps into the pool (last
-            ``keep_last`` plus the best), drawn with total weight ``self_play_weight``
-            (default: the fixed opponents' total, so half the seats; 1 without fixed opponents).
-        eval_against / eval_games / eval_freq: periodic evaluation (games per opponent,
-            every ``eval_freq`` steps, default 5 evaluations per run, or every
-            ``eval_interval_s`` seconds when given); ``eval_games=0`` turns it off.
-        final_eval_games: games per opponent for the closing evaluation of best.zip (0: none).
-        n_envs, vec: parallel envs, ``"auto"``/``"subproc"``/``"dummy"``.
-        net_arch, activation: hidden widths, the first shared by actor and critic, the rest
-            each's own (default :func:`default_net_arch`); ``tanh`` or ``relu``.
-        net: ``"mlp"`` (default: ``net_arch`` over the flat vector) or ``"blocks"``: the trunk of
-            :class:`~meeplezoo.training.networks.BlockNet` (convolutions over board blocks) shared by
-            linear actor and critic heads; ``blocks`` sets its widths (``BlockNetConfig`` fields).
-        ppo_kwargs: override :data:`PPO_DEFAULTS` (``learning_rate``, ``rollout_steps``, ``n_epochs``...).
+    ``game`` is a registry id (``num_players`` and ``rule_options`` configure it) or a Game object;
+    ``opponents`` are ``{spec: weight}`` or ``"random:1,heuristic:1"`` (default random and heuristic);
+    ``settings`` are the other knobs of :class:`~meeplezoo.training.ppo_config.PPOConfig` (``self_play``,
+    ``eval_against``, ``eval_games``, ``net``, ``net_arch``, ``learning_rate``, ``rollout_steps``...).
+    Training stops after ``timesteps`` learner decisions or ``time_limit`` seconds.
     """
-    # 1. game, opponents, network, output folder
     if isinstance(game, Game):
         if rule_options or (num_players is not None and num_players != game.num_players):
             raise ValueError("pass either a Game object or a game id with num_players/rule_options, not both")
     else:
         game = make_game(game, num_players, **dict(rule_options or {}))
-    for name, value, lo in (("timesteps", timesteps, 1), ("n_envs", n_envs, 1), ("eval_games", eval_games, 0),
-                            ("final_eval_games", final_eval_games, 0), ("keep_last", keep_last, 1)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < lo:
-            raise ValueError(f"{name} must be an int >= {lo}, got {value!r}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < SEED_LIMIT:
-        raise ValueError(f"seed must be a non-negative integer below 2**64, got {seed!r}")
-    seed = int(seed)
-    if activation not in ("tanh", "relu"):
-        raise ValueError(f"activation must be 'tanh' or 'relu', got {activation!r}")
-    if net not in NETS:
-        raise ValueError(f"net must be one of {', '.join(NETS)}, got {net!r}")
-    block_config = None
-    if net == "blocks":
-        from meeplezoo.training.networks import BlockNetConfig, config_dict
+    known = set(PPOConfig.knobs().names) - {"game", "num_players", "options", "opponents", "timesteps"}
+    unknown = sorted(set(settings) - known)
+    if unknown:
+        raise ValueError(f"unknown PPO setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    cfg = PPOConfig(game=game.name, num_players=game.num_players, options=dict(game.non_default_options),
+                    opponents=opponents, timesteps=timesteps, **settings)
+    return train_config(cfg, out_dir, game=game, time_limit=time_limit, torch_threads=torch_threads,
+                        progress=progress, tensorboard=tensorboard, verbose=verbose)
 
-        try:
-            block_config = config_dict(BlockNetConfig(**dict(blocks or {})))
-        except TypeError as e:
-            raise ValueError(f"blocks: {e}") from None
-        if net_arch is not None:
-            raise ValueError("net_arch applies to net='mlp'; the block network's widths are set by blocks=")
-        activation = "relu"
-    elif blocks:
-        raise ValueError("blocks= applies to net='blocks'")
+
+def resolve(cfg: PPOConfig, game: Game) -> PPOConfig:
+    """``cfg`` with the defaults that depend on the game and the run filled in (opponents, evaluation
+    opponents, network widths, rollout and minibatch sizes): what the run's ``config.json`` records."""
+    fixed = cfg.opponents if cfg.opponents is not None else default_opponents(game)
+    if not fixed and not cfg.self_play:
+        raise ValueError("no opponents: give some, or turn on self_play")
+    weight = cfg.self_play_weight if cfg.self_play_weight is not None else \
+        (sum(fixed.values()) or 1.0) if cfg.self_play else 0.0
+    try:
+        blocks = config_dict(BlockNetConfig(**dict(cfg.blocks or {}))) if cfg.net == "blocks" else None
+    except TypeError as e:
+        raise ValueError(f"blocks: {e}") from None
+    net_arch = cfg.net_arch if cfg.net_arch is not None or blocks else \
+        tuple(default_net_arch(game.observation_shape[0], game.num_actions))
+    rollout, batch = cfg.rollout_steps, cfg.batch_size
+    if rollout is None:  # a short run is one rollout of its own size, not a default 2048
+        rollout = min(ROLLOUT_STEPS, cfg.timesteps)
+        if batch is None and cfg.timesteps < ROLLOUT_STEPS:
+            batch = min(BATCH_SIZE, max(16, cfg.timesteps))
+    return dataclasses.replace(
+        cfg, opponents=fixed, self_play_weight=weight, net_arch=net_arch, blocks=blocks,
+        activation="relu" if blocks else cfg.activation, rollout_steps=rollout, batch_size=batch or BATCH_SIZE,
+        eval_against=tuple(cfg.eval_against) if cfg.eval_against is not None else tuple(default_eval_against(game)))
+
+
+def train_config(cfg: PPOConfig, out_dir: str | Path, *, game: Game | None = None, time_limit: float | None = None,
+                 torch_threads: int | None = 1, progress: bool = False, tensorboard: bool = True,
+                 verbose: int = 1) -> TrainResult:
+    """Train the run ``cfg`` describes into ``out_dir`` (``game``: a Game object for an unregistered game)."""
+    game = game if game is not None else cfg.make_game()
     if time_limit is not None and not time_limit > 0:
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
-    unknown = sorted(set(ppo_kwargs) - set(PPO_DEFAULTS))
-    if unknown:
-        raise ValueError(f"unknown PPO setting(s) {', '.join(unknown)}; known: {', '.join(PPO_DEFAULTS)}")
-    hp = {**PPO_DEFAULTS, **ppo_kwargs}
-    fixed = parse_weighted_specs(opponents) if opponents is not None else default_opponents(game)
-    if self_play_weight is None:
-        self_play_weight = (sum(fixed.values()) or 1.0) if self_play else 0.0
-    pool = OpponentPool(game, fixed, self_play_weight=self_play_weight if self_play else 0.0, keep_last=keep_last)
-    if not fixed and not self_play:
-        raise ValueError("no opponents: give some, or turn on self_play")
+    cfg = resolve(cfg, game)
+    pool = OpponentPool(game, cfg.opponents, self_play_weight=cfg.self_play_weight if cfg.self_play else 0.0,
+                        keep_last=cfg.keep_last)
     pool.check()  # a bad spec fails here, not in a worker
-    eval_against = list(eval_against) if eval_against is not None else default_eval_against(game)
-    for spec in eval_against:
+    for spec in cfg.eval_against:
         make_agent(spec, game, num_players=game.num_players, seed=0)
-    net_arch = list(net_arch) if net_arch is not None else [] if block_config else default_net_arch(
-        game.observation_shape[0], game.num_actions)
-    bad_width = any(isinstance(w, bool) or not isinstance(w, int) or w < 1 for w in net_arch)
-    if (not net_arch and not block_config) or bad_width:
-        raise ValueError(f"net_arch must be a non-empty list of positive ints, got {net_arch!r}")
-    if "rollout_steps" not in ppo_kwargs and timesteps < hp["rollout_steps"]:
-        hp["rollout_steps"] = timesteps  # a short run is one rollout of its own size, not a default 2048
-        if "batch_size" not in ppo_kwargs:
-            hp["batch_size"] = min(hp["batch_size"], max(16, timesteps))
-    n_steps = max(16, math.ceil(hp.pop("rollout_steps") / n_envs))
-    rollout = n_steps * n_envs
-    if verbose and timesteps % rollout:  # PPO trains whole rollouts: say what will be trained and why
-        print(f"note: PPO trains whole rollouts of {rollout} steps ({n_envs} envs x {n_steps}): "
-              f"{math.ceil(timesteps / rollout) * rollout} steps instead of {timesteps}", flush=True)
-    if eval_freq is None:
-        eval_freq = max(n_steps * n_envs, timesteps // 5)
     out = Path(out_dir)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:  # a file in the way, no permission: say so before anything is trained
         raise ValueError(f"cannot create the run folder {str(out)!r}: {e.strerror or e}") from None
-    config = {"game": game.name, "config": game.config, "opponents": fixed, "timesteps": timesteps,
-              "self_play": self_play, "self_play_weight": self_play_weight, "keep_last": keep_last,
-              "eval_against": eval_against, "eval_games": eval_games, "eval_freq": eval_freq,
-              "eval_interval_s": eval_interval_s, "seed": seed,
-              "n_envs": n_envs, "vec": vec, "net_arch": net_arch, "activation": activation, "net": net,
-              "blocks": block_config,
-              "reward_mode": reward_mode, "time_limit": time_limit, "ppo": {**hp, "n_steps": n_steps}}
-    (out / "config.json").write_text(json.dumps(config, indent=2))
+    (out / "config.json").write_text(json.dumps(cfg.to_json(), indent=2))
     if torch_threads:
         torch.set_num_threads(torch_threads)
-
-    # 2. vectorised envs, 3. the model
-    env = make_vec_env(game, pool, n_envs, vec, seed, reward_mode)
-    try:
-        model = MaskablePPO(
-            "MlpPolicy", env, n_steps=n_steps, seed=sb3_seed(seed), device="cpu", verbose=0,
-            tensorboard_log=str(out / "tb") if tensorboard else None,
-            policy_kwargs=policy_kwargs(net_arch, activation) if block_config is None
-            else blocks_policy_kwargs(game, block_config),
-            **hp,
-        )
-        meta = checkpoint_metadata(game, 0, [] if block_config else net_arch, activation, reward_mode=reward_mode,
-                                   seed=seed, opponents=fixed, self_play=self_play)
-        if block_config is not None:
-            meta["net_arch"] = {"features": [], "pi": [], "vf": []}
-            meta["network"] = {"kind": "blocks", "config": block_config}
-        callback = TrainingCallback(
-            game, pool, out, meta, eval_against=eval_against, eval_games=eval_games, eval_freq=eval_freq,
-            eval_seed=offset_seed(seed, 1), self_play=self_play, snapshot_freq=snapshot_freq or eval_freq,
-            time_limit=time_limit, eval_interval_s=eval_interval_s, verbose=verbose,
-        )
-        t0 = time.monotonic()
-        # 4. learn (the callback evaluates, snapshots and stops at the time limit)
-        model.learn(total_timesteps=timesteps, callback=callback, progress_bar=progress, tb_log_name="ppo")
-        wall = time.monotonic() - t0
-    finally:
-        env.close()
-
+    model, callback, wall = _learn(cfg, game, pool, out, time_limit, progress, tensorboard, verbose)
     # 5. final checkpoint, and the best one evaluated on fresh seeds
     final_path = save_checkpoint(model, out / "final.zip", callback.metadata())
     best_path = callback.best_path
     final_eval = None
-    if final_eval_games and eval_against:
+    if cfg.final_eval_games and cfg.eval_against:
         agent = PPOAgent.load(best_path or final_path, game=game)
-        final_eval = evaluate(agent, game, eval_against, final_eval_games, seed=offset_seed(seed, 1_000_003))
+        final_eval = evaluate(agent, game, cfg.eval_against, cfg.final_eval_games,
+                              seed=offset_seed(cfg.seed, 1_000_003))
     result = TrainResult(out, final_path, best_path, int(model.num_timesteps), wall, callback.evaluations,
                          final_eval, callback.stopped_by_time_limit)
     with open(out / "result.json", "w") as f:
@@ -584,3 +422,36 @@ def train(
                                             "mean_margin": st.mean_margin} for s, st in (final_eval or {}).items()}},
                   f, indent=2)
     return result
+
+
+def _learn(cfg: PPOConfig, game: Game, pool: OpponentPool, out: Path, time_limit: float | None, progress: bool,
+           tensorboard: bool, verbose: int) -> tuple[MaskablePPO, TrainingCallback, float]:
+    """Steps 2-4: the vectorised envs, the model, and learning with the callback; (model, callback, seconds)."""
+    n_steps = max(16, math.ceil(cfg.rollout_steps / cfg.n_envs))
+    rollout = n_steps * cfg.n_envs
+    if verbose and cfg.timesteps % rollout:  # PPO trains whole rollouts: say what will be trained and why
+        print(f"note: PPO trains whole rollouts of {rollout} steps ({cfg.n_envs} envs x {n_steps}): "
+              f"{math.ceil(cfg.timesteps / rollout) * rollout} steps instead of {cfg.timesteps}", flush=True)
+    eval_freq = cfg.eval_freq if cfg.eval_freq is not None else max(rollout, cfg.timesteps // 5)
+    blocks = cfg.blocks if cfg.net == "blocks" else None
+    env = make_vec_env(game, pool, cfg.n_envs, cfg.vec, cfg.seed, cfg.reward_mode)
+    try:
+        model = MaskablePPO(
+            "MlpPolicy", env, n_steps=n_steps, seed=sb3_seed(cfg.seed), device="cpu", verbose=0,
+            tensorboard_log=str(out / "tb") if tensorboard else None,
+            policy_kwargs=policy_kwargs(cfg.net_arch, cfg.activation) if blocks is None
+            else blocks_policy_kwargs(game, blocks), **{k: getattr(cfg, k) for k in SB3_KNOBS})
+        meta = checkpoint_metadata(game, 0, list(cfg.net_arch or ()), cfg.activation, reward_mode=cfg.reward_mode,
+                                   seed=cfg.seed, opponents=cfg.opponents, self_play=cfg.self_play)
+        if blocks is not None:
+            meta["net_arch"] = {"features": [], "pi": [], "vf": []}
+            meta["network"] = {"kind": "blocks", "config": blocks}
+        callback = TrainingCallback(
+            game, pool, out, meta, eval_against=cfg.eval_against, eval_games=cfg.eval_games, eval_freq=eval_freq,
+            eval_seed=offset_seed(cfg.seed, 1), self_play=cfg.self_play, snapshot_freq=cfg.snapshot_freq or eval_freq,
+            time_limit=time_limit, eval_interval_s=cfg.eval_interval_s, verbose=verbose)
+        t0 = time.monotonic()
+        model.learn(total_timesteps=cfg.timesteps, callback=callback, progress_bar=progress, tb_log_name="ppo")
+        return model, callback, time.monotonic() - t0
+    finally:
+        env.close()

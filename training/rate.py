@@ -25,18 +25,17 @@ import re
 import sys
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from multiprocessing import get_context
 from typing import Any
 
 import numpy as np
 
 from meeplezoo.agents import make as make_agent
 from meeplezoo.agents.base import Agent
-from meeplezoo.agents.registry import parse_spec, registered
+from meeplezoo.agents.registry import known_agents, parse_spec
 
 from .arena import play_match, wilson_interval
+from .executor import make_executor
 from .ladder import DEFAULT_GAMES, Ladder, _elo, load_ladder
 
 _CLASS_SPEC = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*):([A-Za-z_][A-Za-z0-9_]*)$")
@@ -46,7 +45,7 @@ def build_agent(spec: str, game: Any, num_players: int, seed: int | None = None)
     """An agent from a registered spec or an importable ``module:Class`` (see the module docstring)."""
     name = parse_spec(spec)[0]
     m = _CLASS_SPEC.match(spec.strip())
-    if name in registered() or m is None:
+    if name in known_agents() or m is None:
         return make_agent(spec, game, num_players=num_players, seed=seed)
     module, cls_name = m.groups()
     try:
@@ -213,13 +212,9 @@ def _run(jobs: Sequence[dict[str, Any]], workers: int, progress: bool) -> list[d
             bar = "#" * (30 * done // len(jobs))
             print(f"\rrate [{bar:<30}] {done}/{len(jobs)} games", end="", file=sys.stderr, flush=True)
 
-    if workers <= 1:
-        for j in jobs:
-            tick(play_rate_game(j))
-    else:
-        with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as ex:
-            for r in ex.map(play_rate_game, jobs):
-                tick(r)
+    with make_executor(workers) as ex:
+        for fut in [ex.submit(play_rate_game, j) for j in jobs]:
+            tick(fut.result())
     if progress:
         print(file=sys.stderr)
     return sorted(out, key=lambda r: r["index"])

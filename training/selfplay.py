@@ -25,6 +25,17 @@ from typing import Any
 
 import numpy as np
 
+from meeplezoo.agents import make
+from meeplezoo.agents.ppo import PPOAgent
+from meeplezoo.knobs import Knob, Knobs
+
+#: the settings of an opponent pool
+POOL_KNOBS = Knobs("opponent pool", [
+    Knob("keep_last", int, 5, "snapshots kept (plus the best)", low=1),
+    Knob("self_play_weight", float, 0.0, "total weight of the snapshots", low=0),
+    Knob("weight", float, 1.0, "an opponent's weight", low=0),
+])
+
 
 @dataclass
 class PoolEntry:
@@ -64,9 +75,7 @@ def parse_weighted_specs(text: str | Mapping[str, float] | Iterable[Any]) -> dic
     for spec, w in items:
         if not spec:
             raise ValueError(f"empty agent spec in opponents {text!r}")
-        if isinstance(w, bool) or not isinstance(w, (int, float)) or not np.isfinite(w) or w < 0:
-            raise ValueError(f"opponent {spec!r}: weight must be a finite number >= 0, got {w!r}")
-        out[spec] = out.get(spec, 0.0) + float(w)
+        out[spec] = out.get(spec, 0.0) + POOL_KNOBS["weight"].validate(w, f"opponent {spec!r}")
     if out and sum(out.values()) <= 0:
         raise ValueError(f"opponent weights must not all be 0: {text!r}")
     return out
@@ -96,11 +105,8 @@ class OpponentPool:
     def __init__(self, game: Any, fixed: Mapping[str, float] | str | None = None, *,
                  self_play_weight: float = 0.0, keep_last: int = 5, keep_best: bool = True,
                  snapshot_deterministic: bool = False) -> None:
-        if isinstance(keep_last, bool) or not isinstance(keep_last, int) or keep_last < 1:
-            raise ValueError(f"keep_last must be an int >= 1, got {keep_last!r}")
-        if isinstance(self_play_weight, bool) or not isinstance(self_play_weight, (int, float)) \
-                or not np.isfinite(self_play_weight) or self_play_weight < 0:
-            raise ValueError(f"self_play_weight must be a finite number >= 0, got {self_play_weight!r}")
+        checked = POOL_KNOBS.validate({"keep_last": keep_last, "self_play_weight": self_play_weight})
+        keep_last, self_play_weight = checked["keep_last"], checked["self_play_weight"]
         fixed_weights = parse_weighted_specs(fixed) if fixed is not None else {}
         if not fixed_weights and self_play_weight <= 0:
             raise ValueError("the opponent pool needs at least one fixed opponent or self_play_weight > 0")
@@ -175,14 +181,10 @@ class OpponentPool:
             self._builds += 1
             seed = 7919 * self._builds + slot
             if entry.snapshot:
-                from meeplezoo.agents.ppo import PPOAgent
-
                 agent = PPOAgent.load(entry.spec, game=self.game, seed=seed,
                                       deterministic=self.snapshot_deterministic)
                 agent.name = f"snapshot@{entry.step}"
             else:
-                from meeplezoo.agents import make
-
                 try:
                     agent = make(entry.spec, self.game, num_players=self.game.num_players, seed=seed)
                 except ImportError as e:  # e.g. a game whose heuristic has not been written

@@ -53,6 +53,7 @@ from meeplezoo.envs.asara.state import (
     PH_SPY_PILE,
     PH_SPY_TAKE,
 )
+from meeplezoo.knobs import Knobs
 
 COIN_VALUE = 0.22  # PP per Asari spent on parts, roughly what a section returns
 PAIR_PENALTY = 1.6  # a face-down pair spends a second card (a whole turn)
@@ -71,9 +72,10 @@ class AsaraHeuristic(Agent):
     uses_state = True
     uses_observation = False
 
+    knobs = Knobs("asara heuristic", [])
+
     def __init__(self, seed: int | None = None, **options: Any) -> None:
-        if options:
-            raise ValueError(f"asara heuristic takes no options, got {sorted(options)}")
+        self.knobs.validate(options)
         self.rng = np.random.default_rng(seed)
 
     def reset(self, seed: int | None = None) -> None:

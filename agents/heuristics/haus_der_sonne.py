@@ -25,6 +25,7 @@ from meeplezoo.envs.haus_der_sonne import components as C
 from meeplezoo.envs.haus_der_sonne import queries as Q
 from meeplezoo.envs.haus_der_sonne.components import FaceType as FT
 from meeplezoo.envs.haus_der_sonne.state import BUY_SHELL, BUY_WINDOW, MAIN, PICK, PRIESTESS, SHAMAN
+from meeplezoo.knobs import Knob, Knobs
 
 from ..base import Agent
 
@@ -46,11 +47,12 @@ class HausDerSonneHeuristic(Agent):
     uses_state = True
     uses_observation = False
 
-    def __init__(self, seed: int | None = None, noise: float = 0.01, **options: Any) -> None:
-        if options:
-            raise ValueError(f"haus_der_sonne heuristic: unknown option(s) {', '.join(options)}; known: noise")
+    knobs = Knobs("haus_der_sonne heuristic", [
+        Knob("noise", float, 0.01, "size of the random term added to each move's score (breaks ties)", low=0)])
+
+    def __init__(self, seed: int | None = None, **options: Any) -> None:
         self.rng = np.random.default_rng(seed)
-        self.noise = float(noise)
+        self.noise: float = self.knobs.validate(options)["noise"]
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:

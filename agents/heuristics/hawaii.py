@@ -38,6 +38,7 @@ from meeplezoo.envs.hawaii.components import (
     KANALOA,
     KANALOA_VP,
     KANE,
+    KANE_PAYMENTS,
     KU,
     LAKA,
     LAKA_VP,
@@ -58,6 +59,7 @@ from meeplezoo.envs.hawaii.components import (
     TIKI_SPACES,
     TOKEN_VALUE,
 )
+from meeplezoo.knobs import Knobs
 
 SHELL_VP = 0.45  # what a shell is worth in VP when spent
 FOOT_VP = 0.5
@@ -73,9 +75,10 @@ class HawaiiHeuristic(Agent):
     uses_observation = False
     name = "heuristic"
 
+    knobs = Knobs("hawaii heuristic", [])
+
     def __init__(self, seed: int | None = None, **options: Any) -> None:
-        if options:
-            raise ValueError(f"hawaii heuristic takes no options, got {sorted(options)}")
+        self.knobs.validate(options)
         self.rng = np.random.default_rng(seed)
         self.plan: tuple[int, int, int, int] | None = None
 
@@ -353,6 +356,4 @@ class HawaiiHeuristic(Agent):
 
 
 def _kane(i: int) -> tuple[int, int, int]:
-    from meeplezoo.envs.hawaii.components import KANE_PAYMENTS
-
     return KANE_PAYMENTS[i - 1]

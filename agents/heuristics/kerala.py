@@ -30,6 +30,7 @@ from meeplezoo.envs.kerala import components as C
 from meeplezoo.envs.kerala import queries as Q
 from meeplezoo.envs.kerala.actions import PICK_IDS
 from meeplezoo.envs.kerala.state import KeralaState, score_platform
+from meeplezoo.knobs import Knob, Knobs
 
 #: a pass must beat the best placement by this much (passes are few and cost a point)
 PASS_MARGIN = 1.0
@@ -47,11 +48,12 @@ class KeralaHeuristic(Agent):
     uses_state = True
     uses_observation = False
 
-    def __init__(self, seed: int | None = None, pass_margin: float = PASS_MARGIN, **options: Any) -> None:
-        if options:
-            raise ValueError(f"kerala heuristic: unknown option(s) {', '.join(options)}; known: pass_margin")
+    knobs = Knobs("kerala heuristic", [
+        Knob("pass_margin", float, PASS_MARGIN, "how much better than passing a placement must score to be played")])
+
+    def __init__(self, seed: int | None = None, **options: Any) -> None:
         self.rng = np.random.default_rng(seed)
-        self.pass_margin = float(pass_margin)
+        self.pass_margin: float = self.knobs.validate(options)["pass_margin"]
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:

@@ -20,7 +20,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from meeplezoo.agents.base import Agent
+from meeplezoo.knobs import Knob
+from meeplezoo.registry import game_class
+
+from ..base import Agent
+from ..checkpoint import read_network_metadata
+from ..network import NET_KNOBS, NetworkAgent, PolicyValueNet, network_search
+from ..search import NETWORK_SEARCH_KNOBS
 
 #: the folder holding the shipped checkpoints
 FOLDER = Path(__file__).resolve().parent
@@ -36,9 +42,6 @@ def checkpoint_name(game: str, num_players: int) -> str:
 def available() -> list[dict[str, Any]]:
     """The shipped checkpoints: ``game``, ``num_players``, ``options`` (as trained), ``rule_options`` (those
     options less the observation-only ones: the configuration it plays), ``path`` and the training facts."""
-    from meeplezoo.agents.network import read_network_metadata
-    from meeplezoo.registry import game_class
-
     out = []
     for path in sorted(FOLDER.glob("*.zip")):
         meta = read_network_metadata(path)
@@ -79,17 +82,30 @@ def search_defaults(metadata: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+#: the ``pretrained`` agent's settings: the network-guided search's (used when it searches) and the network
+#: agent's ``sample``; ``temperature`` is the search's or, alone, the sampled policy's
+PRETRAINED_KNOBS = NETWORK_SEARCH_KNOBS.extend("pretrained", [
+    Knob("search", bool, False, "search with the network (for time seconds unless sims or time is given)"),
+    Knob("time", float, 0.5, "seconds per decision when searching (given alone, or with search=true)",
+         low=0, low_open=True),
+    NET_KNOBS["sample"],
+    Knob("temperature", float, None, "when searching, the search's visit temperature (default 0); alone with "
+         "sample=true, the policy's (default 1)", low=0),
+])
+
+
 def make_pretrained(game: Any = None, num_players: int | None = None, seed: int | None = None,
                     **options: Any) -> Agent:
     """The ``pretrained`` agent: the shipped network alone, or searching with it when ``sims``/``time``/``search``
     is given.  A Game with rule options the checkpoint was not trained with is refused."""
-    from meeplezoo.agents.network import NetworkAgent, PolicyValueNet, network_search
-
+    options = PRETRAINED_KNOBS.validate(options, fill=False)
     path = checkpoint_path(game, num_players)
     net = PolicyValueNet.load(path, game, num_players)
     search = bool(options.pop("search", False)) or "sims" in options or "time" in options
+    if options.get("temperature", 0) is None:
+        del options["temperature"]
     if search:
         if "sims" not in options and "time" not in options:
-            options["time"] = 0.5
+            options["time"] = PRETRAINED_KNOBS["time"].default
         return network_search(net, seed=seed, **{**search_defaults(net.metadata), **options})
     return NetworkAgent(net, seed=seed, **options)

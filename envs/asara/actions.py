@@ -22,7 +22,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .components import AREA_SHORT, MATERIAL_SHORT, NUM_MARKETS, NUM_MATERIALS, NUM_PLOTS, NUM_SUITS, SUIT_NAMES
+from .components import (
+    AREA_SHORT,
+    BANK,
+    CALIPH,
+    CIRCLE,
+    FIVE,
+    LIT_HOUSE,
+    MATERIAL_SHORT,
+    MATERIALS,
+    NUM_MARKETS,
+    NUM_MATERIALS,
+    NUM_PLOTS,
+    NUM_SUITS,
+    RECRUIT,
+    SPIES,
+    SUIT_NAMES,
+    TYPES,
+)
 
 # area-select ids (local)
 AREA_MARKET0, AREA_BANK, AREA_BUILD1, AREA_SPIES = 0, 4, 5, 12
@@ -48,8 +65,6 @@ B_BASE, B_TURRET, B_TRUNK, B_WINDOW, B_LIT, B_STOP = range(6)
 
 def area_action_target(local: int) -> tuple[int, int]:
     """Area-select id -> (board area index, k sections for a build, else 0)."""
-    from .components import BANK, CALIPH, CIRCLE, FIVE, LIT_HOUSE, RECRUIT, SPIES
-
     if local < NUM_MARKETS:
         return local, 0
     if local == AREA_BANK:
@@ -182,8 +197,6 @@ class ActionCodec:
             return "decline purchase" if x == MARKET_DECLINE else f"buy {kind_name(x)}"
         if a < self.spy_take:
             x = a - self.spy_pile
-            from .components import TYPES
-
             return "decline spying" if x == SPY_DECLINE else f"search {TYPES[x]} pile"
         if a < self.build:
             x = a - self.spy_take
@@ -208,6 +221,4 @@ class ActionCodec:
 
 def kind_name(x: int) -> str:
     """Kind within a type (material*2+gold) -> 'red gold'."""
-    from .components import MATERIALS
-
     return MATERIALS[x // 2] + (" gold" if x % 2 else "")

@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..core.render import default_font
 from . import components as C
 from . import queries as Q
 from .actions import PAIRS, area_action_target
-from .state import PAIR_CARD
+from .state import PAIR_CARD, PH_AREA, PH_DONE, PH_MARKET, PH_SPACE, PH_SPY_PILE, PHASE_NAMES
 
 if TYPE_CHECKING:
     from .state import AsaraState
@@ -69,8 +70,6 @@ def render_text(s: AsaraState, viewer: int | None = None, *, screens: bool = Fal
     """A readable account of the position; private holdings only of ``viewer``; with ``screens``, other
     players' money and reserves hidden from ``viewer`` too where the option ``human_realistic_obs`` hides
     them (the view of :func:`observation_string`)."""
-    from .state import PH_DONE, PHASE_NAMES
-
     g = s.game
     n = g.num_players
     behind = [screens and _screened(s, viewer, p) for p in range(n)]
@@ -199,8 +198,6 @@ def action_regions(s: AsaraState) -> dict[int, Box]:
     buyer card at that area (the building circle's 1..7 sections share it), a space chosen at that space, a
     market purchase at a face-up tile of its kind, a House of Spies search at the market whose pile it
     searches. Actions that name no place on the board (cards, building, declining) are left out."""
-    from .state import PH_AREA, PH_MARKET, PH_SPACE, PH_SPY_PILE
-
     if s.is_terminal():
         return {}
     c = s.game.codec
@@ -231,8 +228,6 @@ def render_rgb(s: AsaraState, viewer: int | None = None) -> np.ndarray:
     """Board on top (markets, bank, circle, spies, Caliph), each player's towers below; with ``viewer``,
     other players' money and reserves left out where the option ``human_realistic_obs`` hides them."""
     from PIL import Image, ImageDraw
-
-    from ..core.render import default_font
 
     g = s.game
     n = g.num_players

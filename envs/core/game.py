@@ -26,7 +26,8 @@ import numpy as np
 
 from .fields import StateSchema
 from .observation import ObservationSpec, Observer, StateObserver, spec_from_layout
-from .rng import Rng
+from .render import text_to_rgb
+from .rng import Rng, as_rng
 
 #: the builder of observation layouts (declared blocks with shapes, ranges and meanings)
 Layout = ObservationSpec
@@ -452,8 +453,6 @@ class State(ABC):
         drawn) is a clone whose future chance is re-seeded; games with piles or
         hands override it.
         """
-        from .rng import as_rng
-
         s = self.clone()
         s.reseed(as_rng(rng).next64())
         return s
@@ -604,8 +603,6 @@ class State(ABC):
         on a canvas."""
         if self.game.renderer_ref:
             return self.game.renderer().render_rgb(self)
-        from .render import text_to_rgb
-
         return text_to_rgb(self.render_text())
 
     def __repr__(self) -> str:

@@ -19,12 +19,15 @@ the scores of every position, and keyboard control (arrows, Home/End, space).
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import html
 import io
 import json
 import os
+import re
 from collections.abc import Callable, Iterable, Sequence
+from importlib import resources
 from typing import Any
 
 import numpy as np
@@ -318,176 +321,16 @@ def _replay_data(game: Game, states: Sequence[State], actions: Sequence[int], *,
     }
 
 
-_CSS = """
-:root { --ink: #1d1d1f; --muted: #6b6b70; --line: #d9d6cc; --paper: #faf8f2; --accent: #2d6a9f; }
-* { box-sizing: border-box; }
-body { margin: 0; font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--ink);
-       background: var(--paper); }
-header { padding: 10px 16px; border-bottom: 1px solid var(--line); display: flex; gap: 16px; align-items: baseline;
-         flex-wrap: wrap; }
-header h1 { font-size: 18px; margin: 0; }
-header .meta { color: var(--muted); }
-main { display: flex; gap: 16px; padding: 12px 16px; align-items: flex-start; }
-#board { flex: 1 1 auto; min-width: 0; text-align: center; }
-#frame { max-width: 100%; max-height: calc(100vh - 90px); width: auto; height: auto; border: 1px solid var(--line);
-         background: #fff; cursor: zoom-in; }
-#frame.full { max-height: none; cursor: zoom-out; }
-aside { flex: 0 0 340px; display: flex; flex-direction: column; gap: 10px; }
-.controls { display: flex; gap: 4px; align-items: center; flex-wrap: wrap; }
-.controls button { font: inherit; padding: 4px 10px; border: 1px solid var(--line); background: #fff;
-                   border-radius: 4px; cursor: pointer; }
-.controls button:hover { border-color: var(--accent); }
-.controls button:disabled { opacity: .4; cursor: default; }
-#slider { width: 100%; }
-#counter { font-variant-numeric: tabular-nums; color: var(--muted); }
-#move { min-height: 2.8em; padding: 6px 8px; background: #fff; border: 1px solid var(--line); border-radius: 4px; }
-#move .who { font-weight: 600; }
-table { border-collapse: collapse; width: 100%; background: #fff; }
-th, td { border: 1px solid var(--line); padding: 3px 6px; text-align: left; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
-tr.to-move td:first-child::before { content: "\\25B6  "; color: var(--accent); }
-tr.winner td { font-weight: 600; }
-#moves { margin: 0; padding: 0; list-style: none; max-height: 45vh; overflow-y: auto; background: #fff;
-         border: 1px solid var(--line); border-radius: 4px; }
-#moves li { padding: 2px 8px; cursor: pointer; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
-#moves li:hover { background: #eef3f8; }
-#moves li.current { background: var(--accent); color: #fff; }
-#moves .n { display: inline-block; min-width: 3.2em; color: var(--muted); font-variant-numeric: tabular-nums; }
-#moves li.current .n { color: #dde; }
-details { padding: 0 16px 16px; }
-pre { background: #fff; border: 1px solid var(--line); padding: 8px; overflow-x: auto; }
-.help { color: var(--muted); font-size: 12px; }
-@media (max-width: 900px) { main { flex-direction: column; } aside { flex-basis: auto; width: 100%; } }
-"""
+#: the viewer's page: the HTML with ``{{name}}`` fields, its style sheet and script (package data beside this
+#: module: ``replay_viewer.html``, ``.css``, ``.js``)
+PAGE = "replay_viewer"
+_FIELD = re.compile(r"\{\{(\w+)\}\}")
 
-_JS = r"""
-(function () {
-  "use strict";
-  const data = JSON.parse(document.getElementById("replay-data").textContent);
-  const steps = data.steps, last = steps.length - 1;
-  const $ = (id) => document.getElementById(id);
-  const img = $("frame"), slider = $("slider"), counter = $("counter"), move = $("move");
-  const scores = $("scores-body"), moves = $("moves"), text = $("text"), playBtn = $("play");
-  const speed = $("speed");
-  let cur = -1, timer = null;
 
-  slider.max = String(last);
-  // the list of decisions: item i is the move leading to position i (item 0 = the start)
-  const items = steps.map((s, i) => {
-    const li = document.createElement("li");
-    const n = document.createElement("span");
-    n.className = "n";
-    n.textContent = i === 0 ? "" : i + ".";
-    li.appendChild(n);
-    li.appendChild(document.createTextNode(
-      i === 0 ? "start" : data.players[s.actor] + ": " + s.action_name));
-    li.dataset.step = String(i);
-    li.addEventListener("click", () => { stop(); go(i); });
-    moves.appendChild(li);
-    return li;
-  });
-
-  function fmt(x) { return Number.isInteger(x) ? String(x) : x.toFixed(2); }
-
-  function go(i) {
-    i = Math.max(0, Math.min(last, i | 0));
-    if (i === cur) return;
-    const s = steps[i];
-    if (cur >= 0) items[cur].classList.remove("current");
-    cur = i;
-    items[i].classList.add("current");
-    items[i].scrollIntoView({ block: "nearest" });
-    img.src = data.frames[s.frame];
-    img.alt = "position " + i;
-    slider.value = String(i);
-    counter.textContent = "position " + i + " / " + last;
-    document.body.dataset.step = String(i);
-    move.innerHTML = "";
-    const line = document.createElement("div");
-    if (i === 0) {
-      line.textContent = "Start of the game.";
-    } else {
-      const who = document.createElement("span");
-      who.className = "who";
-      who.textContent = data.players[s.actor];
-      line.append("Decision " + i + ": ", who, ": ");
-      const act = document.createElement("span");
-      act.id = "action";
-      act.textContent = s.action_name;
-      line.appendChild(act);
-    }
-    const next = document.createElement("div");
-    next.className = "help";
-    next.textContent = s.terminal ? "Game over." : "To move: " + data.players[s.to_move];
-    move.append(line, next);
-    scores.innerHTML = "";
-    s.scores.forEach((sc, p) => {
-      const tr = document.createElement("tr");
-      if (!s.terminal && p === s.to_move) tr.className = "to-move";
-      if (s.terminal && s.places[p] === 1) tr.className = "winner";
-      const cells = [data.players[p], fmt(sc), s.terminal ? String(s.places[p]) : ""];
-      cells.forEach((c, k) => {
-        const td = document.createElement("td");
-        td.textContent = c;
-        if (k > 0) td.className = "num";
-        tr.appendChild(td);
-      });
-      scores.appendChild(tr);
-    });
-    if (text) text.textContent = s.text || "";
-    $("first").disabled = $("prev").disabled = i === 0;
-    $("next").disabled = $("last").disabled = i === last;
-    try { history.replaceState(null, "", "#step=" + i); } catch (e) { /* file:// in some browsers */ }
-  }
-
-  function stop() {
-    if (timer !== null) { clearInterval(timer); timer = null; }
-    playBtn.textContent = "\u25B6 play";
-    document.body.dataset.playing = "false";
-  }
-  function play() {
-    if (timer !== null) { stop(); return; }
-    if (cur === last) go(0);
-    playBtn.textContent = "\u275A\u275A pause";
-    document.body.dataset.playing = "true";
-    timer = setInterval(() => { if (cur >= last) stop(); else go(cur + 1); }, 1000 / Number(speed.value));
-  }
-  img.addEventListener("click", () => img.classList.toggle("full"));  // fit the window, or full size
-  speed.addEventListener("change", () => { if (timer !== null) { stop(); play(); } });
-
-  $("first").addEventListener("click", () => { stop(); go(0); });
-  $("prev").addEventListener("click", () => { stop(); go(cur - 1); });
-  $("next").addEventListener("click", () => { stop(); go(cur + 1); });
-  $("last").addEventListener("click", () => { stop(); go(last); });
-  playBtn.addEventListener("click", play);
-  slider.addEventListener("input", () => { stop(); go(Number(slider.value)); });
-  document.addEventListener("keydown", (e) => {
-    if (e.altKey || e.ctrlKey || e.metaKey) return;
-    const t = e.target;
-    if (t && t.tagName === "SELECT") return;
-    let handled = true;
-    switch (e.key) {
-      case "ArrowRight": case "ArrowDown": stop(); go(cur + 1); break;
-      case "ArrowLeft": case "ArrowUp": stop(); go(cur - 1); break;
-      case "PageDown": stop(); go(cur + 10); break;
-      case "PageUp": stop(); go(cur - 10); break;
-      case "Home": stop(); go(0); break;
-      case "End": stop(); go(last); break;
-      case " ": play(); break;
-      default: handled = false;
-    }
-    if (handled) e.preventDefault();
-  });
-
-  function fromHash() {
-    const m = /step=(\d+)/.exec(location.hash);
-    return m ? Number(m[1]) : null;
-  }
-  window.addEventListener("hashchange", () => { const i = fromHash(); if (i !== null) { stop(); go(i); } });
-  go(fromHash() || 0);
-  document.body.dataset.ready = "true";
-})();
-"""
+@functools.cache
+def _asset(name: str) -> str:
+    """A file of the viewer's page, read once."""
+    return resources.files(__package__).joinpath(f"{PAGE}.{name}").read_text(encoding="utf-8")
 
 
 def _json_for_script(obj: Any) -> str:
@@ -513,48 +356,9 @@ def html_replay(game: Game, states: Sequence[State], actions: Sequence[int], *, 
     meta += f" \u00b7 {len(data['steps']) - 1} decisions"
     t = html.escape(str(title))
     text_block = ('<details><summary>Position as text</summary><pre id="text"></pre></details>' if text else "")
-    return f"""<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="meeplezoo">
-<title>{t}</title>
-<style>{_CSS}</style>
-</head>
-<body data-step="" data-ready="false" data-playing="false">
-<header><h1>{t}</h1><span class="meta">{html.escape(meta)}</span></header>
-<main>
-<section id="board"><img id="frame" alt="position"></section>
-<aside>
-<div class="controls">
-<button id="first" title="first position (Home)">|&#x25C0;</button>
-<button id="prev" title="previous position (&#x2190;)">&#x25C0;</button>
-<button id="play" title="play / pause (space)">&#x25B6; play</button>
-<button id="next" title="next position (&#x2192;)">&#x25B6;</button>
-<button id="last" title="last position (End)">&#x25B6;|</button>
-<select id="speed" title="positions per second">
-<option value="0.5">0.5/s</option><option value="1">1/s</option><option value="2" selected>2/s</option>
-<option value="4">4/s</option><option value="10">10/s</option>
-</select>
-</div>
-<input type="range" id="slider" min="0" max="0" value="0" step="1" aria-label="position">
-<div id="counter"></div>
-<div id="move"></div>
-<table id="scores"><thead><tr><th>player</th><th>score</th><th>place</th></tr></thead>
-<tbody id="scores-body"></tbody></table>
-<ol id="moves"></ol>
-<div class="help">Keys: &#x2190; &#x2192; step, PgUp/PgDn 10 steps, Home/End, space play/pause.
-Click the picture for full size.
-Open with <code>#step=N</code> to start at position N.</div>
-</aside>
-</main>
-{text_block}
-<script type="application/json" id="replay-data">{_json_for_script(data)}</script>
-<script>{_JS}</script>
-</body>
-</html>
-"""
+    values = {"title": t, "meta": html.escape(meta), "css": _asset("css"), "text_block": text_block,
+              "data": _json_for_script(data), "js": _asset("js")}
+    return _FIELD.sub(lambda m: values[m.group(1)], _asset("html"))
 
 
 def write_html(game: Game, states: Sequence[State], actions: Sequence[int], path: str | os.PathLike, *,

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..core.render import default_font
 from . import components as C
 from . import queries as Q
 
@@ -212,8 +213,6 @@ def action_regions(state: HausDerSonneState) -> dict[int, Box]:
 def render_rgb(state: HausDerSonneState) -> np.ndarray:
     """The island from above as uint8 (H, W, 3); the same state always gives the same picture."""
     from PIL import ImageDraw
-
-    from ..core.render import default_font
 
     font = default_font()
     img = _island().copy()

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.render import default_font
 from . import actions as A
 from .components import (
     GODS_PLACE,
@@ -121,8 +122,6 @@ def render_text(s: Any, viewer: int | None = None) -> str:
 
 @lru_cache(maxsize=1)
 def _font():  # noqa: ANN202 - PIL font
-    from ..core.render import default_font
-
     return default_font()
 
 

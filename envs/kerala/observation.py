@@ -91,6 +91,7 @@ import numpy as np
 from ..core.observation import ActionFactor, ActionFeatures, Changes, ObservationSpec, Observer, details_since
 from . import components as C
 from . import queries as Q
+from .actions import MAX_OFFER, PICK_IDS
 
 if TYPE_CHECKING:
     from .state import KeralaGame, KeralaState, PlatformScore
@@ -136,8 +137,6 @@ def pick_features(spec: ObservationSpec, planes: int) -> ActionFeatures:
     ``slot`` (its 18 ``offer`` features), the cell next to ``elephant`` in ``direction`` (every plane of
     the 3x3 cells around it, from that elephant's ``elephant_view``: always inside the 5x5 view), the
     orientation and the direction (categories)."""
-    from .actions import MAX_OFFER, PICK_IDS
-
     lay = spec.layout
     offer, view = lay["offer"].start, lay["elephant_view"].start
     per = VIEW_SIDE * VIEW_SIDE

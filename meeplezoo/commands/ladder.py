@@ -13,12 +13,24 @@ import json
 from pathlib import Path
 from typing import Any
 
+from meeplezoo.training.ladder import (
+    BUILD_MATCHES,
+    DEFAULT_GAMES,
+    build_ladder,
+    find_spec,
+    ladder_path,
+    ladder_specs,
+    load_ladder,
+    markdown,
+    shipped_ladders,
+)
+from meeplezoo.training.rate import rate
+
+from .common import add_game_args, int_arg, output_file, parse_options, seed_arg
+
 
 def add_parser(subparsers: Any) -> None:
     """Register ``rate`` and ``ladder``."""
-    from meeplezoo.cli import add_game_args, int_arg, output_file, seed_arg
-
-    from .ladder import BUILD_MATCHES, DEFAULT_GAMES
 
     p = subparsers.add_parser("rate", help="rate an agent against the reference ladder of a configuration",
                               description="Play a fixed, seeded schedule against the ladder's frozen members and "
@@ -54,8 +66,6 @@ def add_parser(subparsers: Any) -> None:
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
-    from meeplezoo.cli import parse_options
-
     opts = parse_options(args.option)
     if args.variant is not None:
         opts["variant"] = args.variant
@@ -65,14 +75,10 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _spec(args: argparse.Namespace) -> Any:
-    from .ladder import find_spec
-
     return find_spec(args.game, args.players, _options(args))
 
 
 def run_rate(args: argparse.Namespace) -> int:
-    from .rate import rate
-
     report = rate(args.agent, args.game, args.players, _options(args), games=args.games, seed=args.seed,
                   workers=args.workers, progress=not args.quiet)
     print(report.format())
@@ -82,8 +88,6 @@ def run_rate(args: argparse.Namespace) -> int:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from .ladder import ladder_path, ladder_specs, load_ladder, markdown, shipped_ladders
-
     if args.markdown:
         print(markdown(shipped_ladders()))
         return 0
@@ -101,15 +105,11 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from .ladder import load_ladder
-
     print(load_ladder(args.game, args.players, _options(args)).format())
     return 0
 
 
 def run_build(args: argparse.Namespace) -> int:
-    from .ladder import build_ladder
-
     spec = _spec(args)
     db = Path(args.db) if args.db else Path("ladders") / f"{spec.key}.sqlite"
     db.parent.mkdir(parents=True, exist_ok=True)

@@ -14,13 +14,19 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import sys
 from typing import Any
+
+from meeplezoo.training import league as leagues
+from meeplezoo.training.executor import EXECUTION_KNOBS
+from meeplezoo.training.league import LeagueConfig, LeagueStorage, config_from_identity
+from meeplezoo.training.ratings import RatingConfig
+
+from .common import add_game_args, float_arg, int_arg, output_file, parse_options, seed_arg, split_agents
 
 
 def add_parser(subparsers: Any) -> None:
     """Register ``league`` and its subcommands."""
-    from meeplezoo.cli import add_game_args, float_arg, int_arg, output_file, seed_arg
-
     league = subparsers.add_parser("league", help="self-play leagues: run, table, plot")
     sub = league.add_subparsers(dest="league_command", required=True)
 
@@ -35,9 +41,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--matches", type=int_arg(0), default=None, help="total matches the league should hold")
     p.add_argument("--db", required=True, help="SQLite file of the league")
     p.add_argument("--resume", action="store_true", help="continue the league stored in --db")
-    p.add_argument("--workers", type=int_arg(1), default=1, help="parallel matches (process pool, or Ray CPUs)")
-    p.add_argument("--backend", choices=("process", "ray"), default="process")
-    p.add_argument("--address", default=None, help="Ray cluster address (e.g. auto); default: a local instance")
+    EXECUTION_KNOBS.add_arguments(p)
     p.add_argument("--seed", type=seed_arg, default=None, help="league seed (default 0)")
     p.add_argument("--round-size", type=int_arg(1), default=None,
                    help="matches per scheduling round (multiple of the player count; default players * max(4, agents))")
@@ -64,11 +68,6 @@ def add_parser(subparsers: Any) -> None:
 
 def _config_from_args(args: argparse.Namespace) -> Any:
     """The league configuration the arguments ask for (None: take the stored one on --resume)."""
-    from meeplezoo.cli import parse_options, split_agents
-
-    from .league import LeagueConfig, LeagueStorage, config_from_identity
-    from .ratings import RatingConfig
-
     identity_args = (args.game, args.agents, args.players, args.variant, args.game_version, args.option, args.seed,
                      args.round_size, args.rating_model, args.tau)
     base = None
@@ -114,18 +113,9 @@ def _config_from_args(args: argparse.Namespace) -> Any:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .league import describe, run_league
-
-    if args.matches is not None and args.matches < 0:
-        raise ValueError(f"--matches must be >= 0, got {args.matches}")
-    if args.workers < 1:
-        raise ValueError(f"--workers must be >= 1, got {args.workers}")
-    import sys
-
+    execution = EXECUTION_KNOBS.from_args(args)
     config = _config_from_args(args)
     if args.resume and args.matches is None:  # a league opened through the API (or killed early) stores no target
-        from .league import LeagueStorage
-
         if LeagueStorage.exists(args.db):
             with LeagueStorage.open(args.db, readonly=True) as store:
                 stored_target = store.target_matches
@@ -134,31 +124,27 @@ def cmd_run(args: argparse.Namespace) -> int:
                       f"(`meeplezoo league run --db {args.db} --resume --matches N`)", file=sys.stderr)
                 return 2
     try:
-        league = run_league(config, args.db, args.matches, resume=args.resume, workers=args.workers,
-                            backend=args.backend, address=args.address, progress=not args.quiet)
+        league = leagues.run_league(config, args.db, args.matches, resume=args.resume, progress=not args.quiet,
+                                    **execution)
     except RuntimeError as e:  # a match failed; what was played is stored
         print(f"error: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:  # every finished match is already committed
-        from .league import LeagueStorage, read_league
-
-        stored = len(read_league(args.db)[1]) if LeagueStorage.exists(args.db) else 0
+        stored = len(leagues.read_league(args.db)[1]) if LeagueStorage.exists(args.db) else 0
         print(f"\ninterrupted: {stored} matches stored in {args.db}; `meeplezoo league run --db {args.db} --resume` "
               "continues", file=sys.stderr)
         return 130
     with league:
         st = league.standings()
-        print(describe(league.resolved.identity, st.matches, league.storage.target_matches))
+        print(leagues.describe(league.resolved.identity, st.matches, league.storage.target_matches))
         print(st.format())
     return 0
 
 
 def cmd_table(args: argparse.Namespace) -> int:
-    from .league import describe, league_standings, read_league
-
-    identity, st, _ = league_standings(args.db)
-    target = read_league(args.db)[2]
-    print(describe(identity, st.matches, target))
+    identity, st, _ = leagues.league_standings(args.db)
+    target = leagues.read_league(args.db)[2]
+    print(leagues.describe(identity, st.matches, target))
     print(st.format())
     if args.json:
         with open(args.json, "w") as f:
@@ -179,7 +165,5 @@ def cmd_table(args: argparse.Namespace) -> int:
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
-    from .league import plot_league
-
-    print(f"plot written to {plot_league(args.db, args.out)}")
+    print(f"plot written to {leagues.plot_league(args.db, args.out)}")
     return 0

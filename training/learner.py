@@ -1,0 +1,130 @@
+"""The torch side of the network trainers: a block network, its optimiser, minibatches and the saved state.
+
+Expert iteration, distillation and fine-tuning all train a
+:class:`~meeplezoo.training.networks.BlockNet` with AdamW on minibatches drawn from a seeded permutation,
+and keep the network and optimiser in ``trainer.pt`` (loaded with ``weights_only=True``) so a resumed run
+continues exactly.  Each trainer keeps only its loss.  Loaded through :func:`meeplezoo.training.run.learner`,
+so nothing else needs torch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from meeplezoo.agents.network import PolicyValueNet
+
+from .networks import BlockNet, BlockNetConfig, config_dict
+
+
+class Learner:
+    """A block network for ``game`` with its AdamW optimiser.
+
+    ``config`` holds :class:`BlockNetConfig` widths (those not given take its defaults); ``start`` (a numpy
+    network) gives the starting weights, otherwise they are drawn after ``torch.manual_seed(seed)``.
+    """
+
+    def __init__(self, game: Any, config: Mapping[str, int], *, lr: float, weight_decay: float, seed: int = 0,
+                 start: PolicyValueNet | None = None, threads: int | None = None) -> None:
+        if threads:
+            torch.set_num_threads(int(threads))
+        self.game = game
+        self.config = config_dict(BlockNetConfig(**dict(config)))  # every width, the defaults filled in
+        if start is None:
+            torch.manual_seed(seed)
+        self.net = BlockNet(game.observation_spec, game.num_actions, game.num_players, BlockNetConfig(**self.config))
+        if start is not None:
+            self.net.load_arrays(start.params)
+        self.opt = torch.optim.AdamW(self.net.parameters(), lr=lr, weight_decay=weight_decay)
+
+    # -- saved state -------------------------------------------------------------------------------------
+    def save(self, path: str | Path) -> None:
+        """Network and optimiser into ``path`` (written beside it first: a killed run keeps the old one)."""
+        path = Path(path)
+        tmp = path.with_name(path.name + ".tmp")
+        torch.save({"net": self.net.state_dict(), "opt": self.opt.state_dict()}, tmp)
+        tmp.replace(path)
+
+    def load(self, path: str | Path) -> None:
+        state = torch.load(path, weights_only=True)
+        self.net.load_state_dict(state["net"])
+        self.opt.load_state_dict(state["opt"])
+
+    def numpy_net(self, metadata: Mapping[str, Any] | None = None) -> PolicyValueNet:
+        """The current network for playing (numpy), with ``metadata``."""
+        return PolicyValueNet(self.game, self.net.arrays(), self.config, dict(metadata or {}))
+
+    # -- training --------------------------------------------------------------------------------------------
+    def minibatches(self, n: int, epochs: int, batch_size: int, rng: np.random.Generator) -> Iterator[np.ndarray]:
+        """Index arrays of ``epochs`` passes over ``n`` samples, each pass a fresh permutation."""
+        for _ in range(epochs):
+            order = rng.permutation(n)
+            for i in range(0, n, batch_size):
+                yield order[i:i + batch_size]
+
+    def fit(self, data: Mapping[str, np.ndarray], epochs: int, batch_size: int, seed: int,
+            loss: Callable[[dict[str, torch.Tensor]], tuple[torch.Tensor, dict[str, float]]],
+            clip_grad: float | None = None,
+            on_epoch: Callable[[int, dict[str, float]], None] | None = None) -> dict[str, float]:
+        """``epochs`` passes of ``loss`` (a batch of ``data`` as tensors -> loss, its parts) with one
+        optimiser step per minibatch; returns the mean of each part over the steps (empty when there was
+        nothing to fit).  ``on_epoch(epoch, sums)`` is called after each pass with that pass's sums."""
+        n = len(next(iter(data.values())))
+        if n == 0 or epochs == 0:
+            return {}
+        torch.manual_seed(seed)
+        rng = np.random.default_rng(seed)
+        totals: dict[str, float] = {}
+        steps = 0
+        for epoch in range(epochs):
+            self.net.train()
+            sums: dict[str, float] = {}
+            for idx in self.minibatches(n, 1, batch_size, rng):
+                batch = {k: as_tensor(v[idx]) for k, v in data.items()}
+                value, parts = loss(batch)
+                self.opt.zero_grad()
+                value.backward()
+                if clip_grad is not None:
+                    torch.nn.utils.clip_grad_norm_(self.net.parameters(), clip_grad)
+                self.opt.step()
+                for k, v in parts.items():
+                    sums[k] = sums.get(k, 0.0) + v
+                steps += 1
+            self.net.eval()
+            for k, v in sums.items():
+                totals[k] = totals.get(k, 0.0) + v
+            if on_epoch is not None:
+                on_epoch(epoch, sums)
+        return {k: v / steps for k, v in totals.items()}
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.net(obs)
+
+
+def masked_log_softmax(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Log-probabilities over the legal actions (illegal ones get about -1e9 before the softmax)."""
+    return torch.log_softmax(logits.masked_fill(~mask, -1e9), dim=1)
+
+
+def cross_entropy(logits: torch.Tensor, mask: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """The mean cross-entropy of the masked policy to a target distribution (the visit counts)."""
+    return -(target * masked_log_softmax(logits, mask)).sum(dim=1).mean()
+
+
+def no_grad() -> Any:
+    return torch.no_grad()
+
+
+def as_tensor(x: np.ndarray) -> torch.Tensor:
+    return torch.as_tensor(x.astype(np.float32) if x.dtype == np.float16 else x)
+
+
+def set_threads(threads: int | None) -> None:
+    """Torch's intra-op threads (one by default: the trainers' pools are the parallelism)."""
+    if threads:
+        torch.set_num_threads(int(threads))
+
