@@ -29,6 +29,7 @@ SPECS = [
     ("ppo", "ppo:PATH:deterministic=false"),
     ("sb3", "sb3:PATH:algo=MaskablePPO:deterministic=false"),
     ("human", "human"),
+    ("external", "external:PATH:timeout=2.5"),
 ]
 
 
