@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from meeplezoo.envs.core import Game
+from meeplezoo.knobs import is_int
 from meeplezoo.registry import game_class
 
 #: the metadata member of both kinds, and the weights members of a network and of a policy checkpoint
@@ -150,17 +151,13 @@ def read_metadata_member(path: str | Path, what: str, missing_hint: str = "") ->
     return meta
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def check_metadata_keys(meta: Mapping[str, Any], keys: Mapping[str, type], source: str) -> None:
     """Raise ValueError naming the first missing or ill-typed key of ``meta``."""
     for key, kind in keys.items():
         if key not in meta:
             raise ValueError(f"{source}: {METADATA_MEMBER} lacks {key!r}")
         value = meta[key]
-        if (kind is int and not _is_int(value)) or (kind is not int and not isinstance(value, kind)):
+        if (kind is int and not is_int(value)) or (kind is not int and not isinstance(value, kind)):
             label = {int: "an integer", str: "a string", dict: "an object"}[kind]
             raise ValueError(f"{source}: {METADATA_MEMBER} key {key!r} must be {label}, got {value!r}")
     for key in ("num_players", "observation_size", "num_actions"):
@@ -180,8 +177,8 @@ def full_config(config: Mapping[str, Any]) -> dict[str, int]:
 def check_block_config(cfg: Any, source: str) -> dict[str, int]:
     """A block network's widths checked (positive ints, optional ones >= 0) and completed."""
     ok = isinstance(cfg, dict) and set(CONFIG_KEYS) <= set(cfg) and set(cfg) - set(CONFIG_KEYS) <= set(OPTIONAL_CONFIG)
-    ok = ok and all(_is_int(cfg[k]) and cfg[k] >= 1 for k in CONFIG_KEYS) \
-        and all(_is_int(cfg[k]) and cfg[k] >= 0 for k in set(cfg) - set(CONFIG_KEYS)) \
+    ok = ok and all(is_int(cfg[k]) and cfg[k] >= 1 for k in CONFIG_KEYS) \
+        and all(is_int(cfg[k]) and cfg[k] >= 0 for k in set(cfg) - set(CONFIG_KEYS)) \
         and cfg.get("trunk_layers", 1) != 0
     if not ok:
         raise ValueError(f"{source}: block network config must give positive ints for {', '.join(CONFIG_KEYS)} "
@@ -231,7 +228,7 @@ def layer_widths(meta: dict[str, Any], source: str = "checkpoint") -> tuple[list
     out = []
     for key in ("features", "pi"):
         widths = arch.get(key, [] if key == "features" else None)
-        if not isinstance(widths, list) or not all(_is_int(w) and w >= 1 for w in widths):
+        if not isinstance(widths, list) or not all(is_int(w) and w >= 1 for w in widths):
             raise ValueError(f"{source}: {METADATA_MEMBER} net_arch[{key!r}] must be a list of positive ints, "
                              f"got {widths!r}")
         out.append(widths)

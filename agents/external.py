@@ -30,7 +30,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from meeplezoo.knobs import Knob, Knobs
+from meeplezoo.knobs import Knob, Knobs, is_int
 
 from .base import Agent
 
@@ -174,7 +174,7 @@ class ExternalAgent(Agent):
             action = answer["action"]
         except (json.JSONDecodeError, KeyError, TypeError):
             self._fail(f"answered {line[:200]!r}, not a line {{\"action\": N}}")
-        if isinstance(action, bool) or not isinstance(action, int):
+        if not is_int(action):
             self._fail(f"answered action {action!r}, not an int")
         if not 0 <= action < len(action_mask) or not action_mask[action]:
             self._fail(f"answered action {action}, which is not legal here "

@@ -27,9 +27,15 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Knob", "Knobs", "knob", "knobs_of", "check_config", "config_argv", "parse_value"]
+__all__ = ["Knob", "Knobs", "knob", "knobs_of", "check_config", "config_argv", "parse_value", "is_int"]
 
 _MISSING = object()
+
+
+def is_int(value: Any) -> bool:
+    """Whether ``value`` is an integer: a Python int or a numpy integer scalar, never a bool (which Python
+    counts as an int, and JSON, SQLite and spec text would hand back as one)."""
+    return (isinstance(value, int) and not isinstance(value, bool)) or _is_np_int(value)
 
 
 def parse_value(text: str) -> Any:
@@ -138,7 +144,7 @@ class Knob:
         if t is bool:
             return isinstance(value, bool)
         if t is int:
-            return isinstance(value, int) and not isinstance(value, bool) or _is_np_int(value)
+            return is_int(value)
         if t is float or t == (int, float):
             return (isinstance(value, (int, float)) and not isinstance(value, bool)) or _is_np_int(value)
         if t is tuple:

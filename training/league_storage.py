@@ -40,6 +40,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from meeplezoo.knobs import is_int
+
 SCHEMA_VERSION = 1
 
 _SCHEMA = """
@@ -369,15 +371,15 @@ class LeagueStorage:
         actions = column(8, "actions") if with_actions else []
         problems = []
         for name, value in (("idx", idx), ("round", row[1]), ("seed", row[2]), ("length", row[6])):
-            if not _whole(value) or value < 0:
+            if not is_int(value) or value < 0:
                 problems.append(f"column {name!r} holds {value!r}, not an integer >= 0")
         if not all(isinstance(a, str) for a in agents):
             problems.append(f"column 'seats' holds {agents!r}, not agent names")
-        if len(scores) != len(agents) or not all(_whole(v) or isinstance(v, float) for v in scores):
+        if len(scores) != len(agents) or not all(is_int(v) or isinstance(v, float) for v in scores):
             problems.append(f"column 'scores' holds {scores!r}, not one number per seat")
-        if len(placements) != len(agents) or not all(_whole(p) and 0 <= p < len(agents) for p in placements):
+        if len(placements) != len(agents) or not all(is_int(p) and 0 <= p < len(agents) for p in placements):
             problems.append(f"column 'placements' holds {placements!r}, not one place per seat")
-        if not all(_whole(a) for a in actions):
+        if not all(is_int(a) for a in actions):
             problems.append("column 'actions' holds something other than action numbers")
         if problems:
             raise ValueError(f"{self.path}: match {idx}: {problems[0]}; the database was changed by hand or damaged")
@@ -474,6 +476,3 @@ def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def _whole(value: Any) -> bool:
-    """An integer as stored in a column (not a bool, which JSON and SQLite would also give back)."""
-    return isinstance(value, int) and not isinstance(value, bool)

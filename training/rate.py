@@ -33,10 +33,19 @@ import numpy as np
 from meeplezoo.agents import make as make_agent
 from meeplezoo.agents.base import Agent
 from meeplezoo.agents.registry import known_agents, parse_spec
+from meeplezoo.knobs import Knob, Knobs, is_int
 
 from .arena import play_match, wilson_interval
 from .executor import make_executor
 from .ladder import DEFAULT_GAMES, Ladder, _elo, load_ladder
+
+#: the settings of a rating (the command's flags and the Python call's arguments)
+RATE_KNOBS = Knobs("rate", [
+    Knob("games", int, DEFAULT_GAMES, "games to play (the interval narrows roughly as 1/sqrt(games))", low=1),
+    Knob("seed", int, 0, "seed of the schedule (opponents, seats, deals)", low=0),
+    Knob("workers", int, None, "parallel games (default: every core; the result does not depend on it)", low=1,
+         optional=True),
+])
 
 _CLASS_SPEC = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*):([A-Za-z_][A-Za-z0-9_]*)$")
 
@@ -107,7 +116,7 @@ class _Guard(Agent):
             a = self.inner.act(observation, action_mask, state=state)
         except Exception as e:  # noqa: BLE001 - any failure of the rated agent forfeits the game
             raise _Forfeit(f"{type(e).__name__}: {e}") from None
-        if isinstance(a, bool) or not isinstance(a, (int, np.integer)) or not 0 <= a < len(action_mask) \
+        if not is_int(a) or not 0 <= a < len(action_mask) \
                 or not action_mask[a]:
             raise _Forfeit(f"answered {a!r}, which is not a legal action")
         return int(a)
@@ -228,8 +237,7 @@ def rate(agent: str, game: str, num_players: int | None = None, options: dict[st
     ``workers`` defaults to the machine's cores (the result does not depend on it).  Returns a
     :class:`RateReport`; ``print(report.format())`` shows it.
     """
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise ValueError(f"rate: games must be a positive int, got {games!r}")
+    RATE_KNOBS.validate({"games": games, "seed": seed, "workers": workers})
     ladder = ladder if ladder is not None else load_ladder(game, num_players, options)
     g = ladder.spec.make_game()
     n = g.num_players

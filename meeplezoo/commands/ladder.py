@@ -15,7 +15,6 @@ from typing import Any
 
 from meeplezoo.training.ladder import (
     BUILD_MATCHES,
-    DEFAULT_GAMES,
     build_ladder,
     find_spec,
     ladder_path,
@@ -24,9 +23,9 @@ from meeplezoo.training.ladder import (
     markdown,
     shipped_ladders,
 )
-from meeplezoo.training.rate import rate
+from meeplezoo.training.rate import RATE_KNOBS, rate
 
-from .common import add_game_args, int_arg, output_file, parse_options, seed_arg
+from .common import add_game_args, int_arg, output_file, parse_options
 
 
 def add_parser(subparsers: Any) -> None:
@@ -39,10 +38,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--agent", required=True,
                    help="agent spec: heuristic, mcts:sims=200, net:PATH.zip, sb3:PATH.zip, external:PROGRAM, "
                         "or an importable module:Class")
-    p.add_argument("--games", type=int_arg(1), default=DEFAULT_GAMES, help="games to play (the interval narrows "
-                   "roughly as 1/sqrt(games))")
-    p.add_argument("--seed", type=seed_arg, default=0)
-    p.add_argument("--workers", type=int_arg(1), default=None, help="parallel games (default: every core)")
+    RATE_KNOBS.add_arguments(p)
     p.add_argument("--json", metavar="FILE", type=output_file, help="also write the report as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run_rate)
@@ -79,8 +75,8 @@ def _spec(args: argparse.Namespace) -> Any:
 
 
 def run_rate(args: argparse.Namespace) -> int:
-    report = rate(args.agent, args.game, args.players, _options(args), games=args.games, seed=args.seed,
-                  workers=args.workers, progress=not args.quiet)
+    report = rate(args.agent, args.game, args.players, _options(args), **RATE_KNOBS.from_args(args),
+                  progress=not args.quiet)
     print(report.format())
     if args.json:
         Path(args.json).write_text(json.dumps(report.to_dict(), indent=1) + "\n")
