@@ -96,7 +96,7 @@ def test_same_seed_same_result_at_any_worker_count(small):
     one = rate("mcts:sims=4", "hawaii", 2, games=12, seed=5, workers=1, ladder=small)
     two = rate("mcts:sims=4", "hawaii", 2, games=12, seed=5, workers=2, ladder=small)
     assert (one.mu, one.sigma) == (two.mu, two.sigma)
-    assert [(m.games, m.score) for m in one.members] == [(m.games, m.score) for m in two.members]
+    assert [(m.games, m.wins) for m in one.members] == [(m.games, m.wins) for m in two.members]
 
 
 def test_an_external_program_and_an_importable_class_are_rated(small):
@@ -131,7 +131,7 @@ def test_a_failing_external_program_forfeits_and_the_run_goes_on(small, tmp_path
     assert len(report.forfeits) == 2 and report.games == 2
     assert reason in report.forfeits[0][1]
     assert "forfeit in game 0" in report.format()
-    assert all(m.score == 0 for m in report.members)
+    assert all(m.wins == 0 for m in report.members)
 
 
 def test_shipped_ladders_are_current():

@@ -35,9 +35,10 @@ from meeplezoo.agents.base import Agent
 from meeplezoo.agents.registry import known_agents, parse_spec
 from meeplezoo.knobs import Knob, Knobs, is_int
 
-from .arena import play_match, wilson_interval
+from .arena import play_match
 from .executor import make_executor
 from .ladder import DEFAULT_GAMES, Ladder, _elo, load_ladder
+from .ratings import PairStats
 
 #: the settings of a rating (the command's flags and the Python call's arguments)
 RATE_KNOBS = Knobs("rate", [
@@ -152,21 +153,15 @@ def play_rate_game(job: dict[str, Any]) -> dict[str, Any]:
 
 
 @dataclass
-class MemberResult:
-    """The rated agent against one member: games shared, and its score (ahead 1, tie 1/2, behind 0)."""
+class MemberResult(PairStats):
+    """The rated agent (``a``) against one member (``b``): games shared and ``wins`` (finished ahead 1, tie 1/2),
+    beside the member's shipped ``elo``."""
 
-    label: str
-    elo: float
-    games: int = 0
-    score: float = 0.0
+    elo: float = 0.0
 
     @property
-    def rate(self) -> float:
-        return self.score / self.games if self.games else float("nan")
-
-    @property
-    def interval(self) -> tuple[float, float]:
-        return wilson_interval(self.score, self.games)
+    def label(self) -> str:
+        return self.b
 
 
 @dataclass
@@ -192,7 +187,7 @@ class RateReport:
         return {"agent": self.agent, "ladder": self.ladder, "games": self.games, "seed": self.seed,
                 "mu": self.mu, "sigma": self.sigma, "elo": self.elo, "elo_interval": [self.elo_low, self.elo_high],
                 "first_place": self.first_place, "cpu_seconds": self.cpu_seconds, "wall_seconds": self.wall_seconds,
-                "members": [{"member": m.label, "member_elo": m.elo, "games": m.games, "score": m.rate,
+                "members": [{"member": m.label, "member_elo": m.elo, "games": m.games, "score": m.win_rate,
                              "interval": list(m.interval)} for m in self.members],
                 "forfeits": [{"game": i, "reason": r} for i, r in self.forfeits]}
 
@@ -204,7 +199,7 @@ class RateReport:
                  f"{'member':<22} {'member elo':>10} {'games':>6} {'score':>6} {'95% interval':>15}"]
         for m in sorted(self.members, key=lambda m: -m.elo):
             lo, hi = m.interval
-            lines.append(f"{m.label:<22} {m.elo:>10.0f} {m.games:>6} {m.rate:>6.3f} {f'[{lo:.3f}, {hi:.3f}]':>15}")
+            lines.append(f"{m.label:<22} {m.elo:>10.0f} {m.games:>6} {m.win_rate:>6.3f} {f'[{lo:.3f}, {hi:.3f}]':>15}")
         lines.append("score: the share of games the agent finished ahead of that member (ties 1/2)")
         for i, reason in self.forfeits:
             lines.append(f"forfeit in game {i}: {reason}")
@@ -251,7 +246,7 @@ def rate(agent: str, game: str, num_players: int | None = None, options: dict[st
     cfg = ladder.rating
     model = cfg.build()
     mu, sigma = float(cfg.mu), float(cfg.sigma)
-    table = [MemberResult(m.label, m.elo(cfg)[0]) for m in ladder.members]
+    table = [MemberResult(agent, m.label, elo=m.elo(cfg)[0]) for m in ladder.members]
     forfeits, firsts = [], 0
     for t, r in zip(tasks, results):
         teams = [[model.rating(mu=mu, sigma=sigma)] if m < 0 else
@@ -264,7 +259,7 @@ def rate(agent: str, game: str, num_players: int | None = None, options: dict[st
             if m >= 0:
                 other = r["placements"][s]
                 table[m].games += 1
-                table[m].score += 1.0 if mine < other else 0.5 if mine == other else 0.0
+                table[m].wins += 1.0 if mine < other else 0.5 if mine == other else 0.0
         if r["forfeit"]:
             forfeits.append((t.index, r["forfeit"]))
     elo, lo, hi = _elo(mu, sigma, cfg)
