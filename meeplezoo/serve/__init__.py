@@ -9,7 +9,8 @@ heuristic's choice and the value estimate per seat. See ``docs/guides/serve.md``
     meeplezoo serve --port 8080 --checkpoints runs
 
 The parts: :mod:`.limits` (what a request may ask), :mod:`.inspect` (the agents' numbers), :mod:`.session`
-(one game and what each seat may see), :mod:`.app` (the routes), ``static/`` (the page).
+(one game: positions, seats, agents), :mod:`.view` (what each seat may see of it), :mod:`.app` (the routes),
+``static/`` (the page).
 """
 
 from __future__ import annotations

@@ -57,126 +57,147 @@ async def _body(request: Request) -> Any:
         raise RequestError(f"request body is not JSON: {e}") from None
 
 
-def create_app(limits: Limits | None = None) -> Starlette:
-    """The web app; ``limits`` bounds checkpoints and search (default: no checkpoint folder, the caps of
-    :class:`Limits`)."""
-    limits = limits or Limits()
-    sessions = Sessions(limits)
+def guarded(fn: Callable[[Request, Any], Any]) -> Callable[[Request], Any]:
+    """An endpoint running ``fn(request, body)`` off the event loop; errors become JSON with a status."""
+    async def endpoint(request: Request) -> Response:
+        try:
+            body = await _body(request) if request.method == "POST" else None
+            result = await run_in_threadpool(fn, request, body)
+        except RequestError as e:
+            return _error(str(e))
+        except LookupError as e:
+            return _error(str(e.args[0]) if e.args else "not found", 404)
+        return result if isinstance(result, Response) else JSONResponse(result)
+    return endpoint
 
-    def guarded(fn: Callable[..., Any]) -> Callable[[Request], Any]:
-        """Run ``fn(request, body)`` off the event loop; errors become JSON with a status."""
-        async def endpoint(request: Request) -> Response:
-            try:
-                body = await _body(request) if request.method == "POST" else None
-                result = await run_in_threadpool(fn, request, body)
-            except RequestError as e:
-                return _error(str(e))
-            except LookupError as e:
-                return _error(str(e.args[0]) if e.args else "not found", 404)
-            return result if isinstance(result, Response) else JSONResponse(result)
-        return endpoint
 
-    compute = threading.BoundedSemaphore(limits.max_parallel)
+def body_dict(body: Any) -> dict[str, Any]:
+    if not isinstance(body, dict):
+        raise RequestError("the request body must be a JSON object")
+    return body
 
-    def computing(fn: Callable[[Session, Request, Any], Any]) -> Callable[[Session, Request, Any], Any]:
+
+def viewer(s: Session, request: Request, body: Any = None) -> int:
+    """The seat a request looks as: ``seat`` in the body, else in the query, else the session's default."""
+    seat = request.query_params.get("seat")
+    if isinstance(body, dict) and "seat" in body:
+        seat = body["seat"]
+    return s.viewer_of(seat)
+
+
+class Api:
+    """The state of one app (its limits, its sessions, the slots agents compute in) and the endpoints that
+    need it."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.sessions = Sessions(limits)
+        self.compute = threading.BoundedSemaphore(limits.max_parallel)
+
+    def computing(self, fn: Callable[[Session, Request, Any], Any]) -> Callable[[Session, Request, Any], Any]:
         """At most ``limits.max_parallel`` agent moves and inspections run at once, over all games."""
         def run(s: Session, request: Request, body: Any) -> Any:
-            with compute:
+            with self.compute:
                 return fn(s, request, body)
         return run
 
-    def session_of(request: Request) -> Session:
-        return sessions.get(request.path_params["sid"])
-
-    def locked(fn: Callable[[Session, Request, Any], Any]) -> Callable[[Request, Any], Any]:
-        """One request at a time per game: moves, undo and searches do not interleave."""
+    def locked(self, fn: Callable[[Session, Request, Any], Any]) -> Callable[[Request, Any], Any]:
+        """``fn`` on the request's game, one request at a time per game: moves, undo and searches do not
+        interleave."""
         def run(request: Request, body: Any) -> Any:
-            s = session_of(request)
+            s = self.sessions.get(request.path_params["sid"])
             with s.lock:
                 return fn(s, request, body)
         return run
 
-    def body_dict(body: Any) -> dict[str, Any]:
-        if not isinstance(body, dict):
-            raise RequestError("the request body must be a JSON object")
-        return body
-
-    def viewer(s: Session, request: Request, body: Any = None) -> int:
-        seat = request.query_params.get("seat")
-        if isinstance(body, dict) and "seat" in body:
-            seat = body["seat"]
-        return s.viewer_of(seat)
-
-    # -- endpoints
-    def catalogue(request: Request, body: Any) -> Any:
+    def catalogue(self, request: Request, body: Any) -> Any:
+        limits = self.limits
         return {"games": game_catalogue(), "agents": AGENT_EXAMPLES,
                 "limits": {"max_sims": limits.max_sims, "max_time": limits.max_time,
                            "checkpoint_dirs": [str(d) for d in limits.checkpoint_dirs]}}
 
-    def new_game(request: Request, body: Any) -> Any:
-        s = sessions.add(Session.from_request(body, limits))
+    def new_game(self, request: Request, body: Any) -> Any:
+        s = self.sessions.add(Session.from_request(body, self.limits))
         return s.view(s.default_viewer())
 
-    def show(s: Session, request: Request, body: Any) -> Any:
-        return s.view(viewer(s, request))
 
-    def play(s: Session, request: Request, body: Any) -> Any:
-        b = body_dict(body)
-        if "action" not in b:
-            raise RequestError("play needs an 'action' (an action number)")
-        s.play(b["action"], b.get("step"))
-        return s.view(viewer(s, request, b))
+# -- the endpoints of one game (run under its lock) ---------------------------------------------------------
+def show(s: Session, request: Request, body: Any) -> Any:
+    return s.view(viewer(s, request))
 
-    def advance(s: Session, request: Request, body: Any) -> Any:
-        b = body_dict(body)
-        s.advance(b.get("step"))
-        return s.view(viewer(s, request, b))
 
-    def undo(s: Session, request: Request, body: Any) -> Any:
-        s.undo()
-        return s.view(viewer(s, request, body))
+def play(s: Session, request: Request, body: Any) -> Any:
+    b = body_dict(body)
+    if "action" not in b:
+        raise RequestError("play needs an 'action' (an action number)")
+    s.play(b["action"], b.get("step"))
+    return s.view(viewer(s, request, b))
 
-    def goto(s: Session, request: Request, body: Any) -> Any:
-        b = body_dict(body)
-        s.goto(b.get("step"))
-        return s.view(viewer(s, request, b))
 
-    def open_view(s: Session, request: Request, body: Any) -> Any:
-        b = body_dict(body)
-        flag = b.get("open")
-        if not isinstance(flag, bool):
-            raise RequestError(f"open must be true or false, got {flag!r}")
-        s.open_view = flag
-        return s.view(viewer(s, request, b))
+def advance(s: Session, request: Request, body: Any) -> Any:
+    b = body_dict(body)
+    s.advance(b.get("step"))
+    return s.view(viewer(s, request, b))
 
-    def inspect(s: Session, request: Request, body: Any) -> Any:
-        b = body_dict(body)
-        return s.inspect(b.get("spec"), b.get("step"), viewer(s, request, b))
 
-    def picture(s: Session, request: Request, body: Any) -> Any:
-        try:
-            step = int(request.path_params["step"])
-        except ValueError:
-            raise RequestError(f"step must be a number, got {request.path_params['step']!r}") from None
-        png = s.picture_png(step, viewer(s, request))
-        return Response(png, media_type="image/png", headers={"Cache-Control": "no-store"})
+def undo(s: Session, request: Request, body: Any) -> Any:
+    s.undo()
+    return s.view(viewer(s, request, body))
 
-    def replay(s: Session, request: Request, body: Any) -> Any:
-        doc = s.replay_document()
-        return JSONResponse(doc, headers={"Content-Disposition": f'attachment; filename="{s.game.name}-{s.id}.json"'})
 
-    def state(s: Session, request: Request, body: Any) -> Any:
-        return Response(s.state_document(), media_type="application/json",
-                        headers={"Content-Disposition": f'attachment; filename="{s.game.name}-{s.id}-state.json"'})
+def goto(s: Session, request: Request, body: Any) -> Any:
+    b = body_dict(body)
+    s.goto(b.get("step"))
+    return s.view(viewer(s, request, b))
 
-    async def index(request: Request) -> Response:
-        return FileResponse(STATIC / "index.html")
 
+def open_view(s: Session, request: Request, body: Any) -> Any:
+    b = body_dict(body)
+    flag = b.get("open")
+    if not isinstance(flag, bool):
+        raise RequestError(f"open must be true or false, got {flag!r}")
+    s.open_view = flag
+    return s.view(viewer(s, request, b))
+
+
+def inspect(s: Session, request: Request, body: Any) -> Any:
+    b = body_dict(body)
+    return s.inspect(b.get("spec"), b.get("step"), viewer(s, request, b))
+
+
+def picture(s: Session, request: Request, body: Any) -> Any:
+    try:
+        step = int(request.path_params["step"])
+    except ValueError:
+        raise RequestError(f"step must be a number, got {request.path_params['step']!r}") from None
+    png = s.picture_png(step, viewer(s, request))
+    return Response(png, media_type="image/png", headers={"Cache-Control": "no-store"})
+
+
+def replay(s: Session, request: Request, body: Any) -> Any:
+    doc = s.replay_document()
+    return JSONResponse(doc, headers={"Content-Disposition": f'attachment; filename="{s.game.name}-{s.id}.json"'})
+
+
+def state(s: Session, request: Request, body: Any) -> Any:
+    return Response(s.state_document(), media_type="application/json",
+                    headers={"Content-Disposition": f'attachment; filename="{s.game.name}-{s.id}-state.json"'})
+
+
+async def index(request: Request) -> Response:
+    return FileResponse(STATIC / "index.html")
+
+
+def create_app(limits: Limits | None = None) -> Starlette:
+    """The web app; ``limits`` bounds checkpoints and search (default: no checkpoint folder, the caps of
+    :class:`Limits`)."""
+    api = Api(limits or Limits())
+    locked, computing = api.locked, api.computing
     g = "/api/games/{sid}"
     routes = [
         Route("/", index),
-        Route("/api/games", guarded(catalogue), methods=["GET"]),
-        Route("/api/games", guarded(new_game), methods=["POST"]),
+        Route("/api/games", guarded(api.catalogue), methods=["GET"]),
+        Route("/api/games", guarded(api.new_game), methods=["POST"]),
         Route(g, guarded(locked(show)), methods=["GET"]),
         Route(g + "/play", guarded(locked(play)), methods=["POST"]),
         Route(g + "/advance", guarded(locked(computing(advance))), methods=["POST"]),
@@ -190,6 +211,6 @@ def create_app(limits: Limits | None = None) -> Starlette:
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes)
-    app.state.sessions = sessions
-    app.state.limits = limits
+    app.state.sessions = api.sessions
+    app.state.limits = api.limits
     return app
