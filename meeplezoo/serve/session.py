@@ -14,12 +14,11 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-import numpy as np
-
 import meeplezoo
 from meeplezoo.agents.base import act_on_state
 from meeplezoo.agents.registry import HEURISTICS
 from meeplezoo.envs.core.replay import states_from_replay
+from meeplezoo.knobs import is_int
 from meeplezoo.registry import GAMES, list_envs
 
 from .inspect import build_agent, inspect_position
@@ -154,7 +153,7 @@ class Session(SeatView):
         seed = body.get("seed")
         if seed is None:
             seed = secrets.randbelow(1 << 31)
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        if not is_int(seed) or seed < 0:
             raise RequestError(f"seed must be a non-negative integer, got {seed!r}")
         return cls(game, _seats(seats, game), limits, seed=seed)
 
@@ -167,7 +166,7 @@ class Session(SeatView):
         state = self.states[-1]
         if state.is_terminal():
             raise RequestError("the game is over")
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+        if not is_int(action):
             raise RequestError(f"an action is an action number, got {action!r}")
         action = int(action)
         if not 0 <= action < self.game.num_actions or not state.legal_mask()[action]:
@@ -225,7 +224,7 @@ class Session(SeatView):
         self._cut()
 
     def goto(self, step: Any) -> None:
-        if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step <= self.last:
+        if not is_int(step) or not 0 <= step <= self.last:
             raise RequestError(f"step must be an int in 0..{self.last}, got {step!r}")
         self.cursor = step
 
@@ -234,7 +233,7 @@ class Session(SeatView):
             raise RequestError(f"the page shows step {step}, but the game is at step {self.cursor}: reload it")
 
     def _check_legal(self, state: Any, action: Any) -> None:
-        if isinstance(action, bool) or not isinstance(action, int):
+        if not is_int(action):
             raise RequestError(f"an action is an action number, got {action!r}")
         if not 0 <= action < self.game.num_actions:
             raise RequestError(f"action {action} does not exist in {self.game.name} "
@@ -246,7 +245,7 @@ class Session(SeatView):
     def inspect(self, spec: Any, step: Any, viewer: int) -> dict[str, Any]:
         """The inspector at ``step`` (default: the position on screen) for the agent of ``spec``."""
         step = self.cursor if step is None else step
-        if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step <= self.last:
+        if not is_int(step) or not 0 <= step <= self.last:
             raise RequestError(f"step must be an int in 0..{self.last}, got {step!r}")
         state = self.states[step]
         if state.is_terminal():
