@@ -70,3 +70,14 @@ def test_the_package_builds_process_pools_in_one_module():
                 if isinstance(node, ast.Call) and "ProcessPoolExecutor" in ast.unparse(node.func):
                     sites.append(str(path.relative_to(ROOT)))
     assert sites == ["training/executor.py"]
+
+
+def test_executor_and_trainer_are_abstract():
+    """An executor without ``submit`` or a trainer without ``step``/``numpy_net`` cannot be built."""
+    from meeplezoo.training.executor import Executor
+    from meeplezoo.training.run import Trainer
+
+    with pytest.raises(TypeError, match="submit"):
+        Executor()
+    with pytest.raises(TypeError, match="numpy_net"):
+        Trainer()

@@ -25,6 +25,7 @@ import signal
 import subprocess
 import sys
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -41,7 +42,7 @@ EXECUTION_KNOBS = Knobs("executor", [
 ])
 
 
-class Executor:
+class Executor(ABC):
     """The interface: ``map`` in job order, ``submit`` for a future, ``shutdown``; a context manager."""
 
     #: how many jobs run at once
@@ -51,15 +52,15 @@ class Executor:
         """``[fn(job) for job in jobs]``, computed by the executor, in the order of ``jobs``."""
         return [f.result() for f in [self.submit(fn, job) for job in jobs]]
 
+    @abstractmethod
     def submit(self, fn: Callable[..., Any], *args: Any) -> cf.Future:
         """``fn(*args)`` as a future."""
-        raise NotImplementedError
 
     def share(self, obj: Any) -> Any:
         """``obj`` as an argument many jobs take: itself, or on Ray a reference stored once."""
         return obj
 
-    def shutdown(self) -> None:
+    def shutdown(self) -> None:  # noqa: B027 - a no-op by default: inline execution has nothing to stop
         """Stop the workers (nothing to do inline)."""
 
     def __enter__(self) -> Executor:

@@ -25,6 +25,7 @@ import json
 import os
 import shlex
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -319,7 +320,7 @@ class RunResult:
     evaluations: list[dict[str, Any]]
 
 
-class Trainer:
+class Trainer(ABC):
     """What a step-by-step network trainer (expert iteration, fine-tuning) shares: its run directory and
     learner, the loop over steps, the evaluation and the end of each step.
 
@@ -350,11 +351,13 @@ class Trainer:
         """The torch network being trained."""
         return self.learner.net
 
+    @abstractmethod
     def numpy_net(self) -> PolicyValueNet:
-        raise NotImplementedError
+        """The network being trained, as the numpy network the agents play with."""
 
+    @abstractmethod
     def step(self, pool: Executor) -> dict[str, Any]:
-        raise NotImplementedError
+        """One step of the algorithm (an iteration, an epoch) on ``pool``: its row of the log."""
 
     def evaluate(self, games: int | None = None, executor: Executor | None = None) -> dict[str, float]:
         """The network alone (greedy) against each ``eval_against`` opponent: win rates (seats rotated)."""
