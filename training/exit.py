@@ -343,7 +343,7 @@ class ExItTrainer(Trainer):
 
     def __init__(self, cfg: ExItConfig, run_dir: str | Path, *, workers: int = 1, torch_threads: int = 1,
                  tensorboard: bool = True, verbose: int = 1, backend: str = "process",
-                 address: str | None = None) -> None:
+                 address: str | None = None, device: str = "cpu") -> None:
         check_execution(workers, backend, address, who="exit")
         self.cfg, self.workers, self.backend, self.address = cfg, int(workers), backend, address
         self.game = cfg.make_game()
@@ -351,7 +351,7 @@ class ExItTrainer(Trainer):
                                           "best_score": None, "snapshots": []},
                            tensorboard=tensorboard, verbose=verbose)
         self.learner = learner().Learner(self.game, cfg.net_config, lr=cfg.lr, weight_decay=cfg.weight_decay,
-                                         seed=cfg.seed, threads=torch_threads)
+                                         seed=cfg.seed, threads=torch_threads, device=device)
         self.buffer = _empty(self.game)
         if self.run_dir.resumed:
             self.learner.load(self.dir / TRAINER_FILE)
@@ -447,12 +447,13 @@ class ExItTrainer(Trainer):
 
 def train_exit(game: str, run_dir: str | Path, *, workers: int = 1, time_limit: float | None = None,
                torch_threads: int = 1, tensorboard: bool = True, verbose: int = 1, backend: str = "process",
-               address: str | None = None, **config: Any) -> ExItResult:
+               address: str | None = None, device: str = "cpu", **config: Any) -> ExItResult:
     """Run (or continue) expert iteration for ``game`` in ``run_dir``; ``config`` are :class:`ExItConfig` fields.
 
     Self-play runs inline (``workers=1``), on a process pool (``workers`` > 1) or as Ray tasks
-    (``backend="ray"``, a local instance or the cluster at ``address``)."""
+    (``backend="ray"``, a local instance or the cluster at ``address``); the network trains on ``device``
+    (``cpu``, ``cuda``, ``cuda:N``, ``auto``)."""
     cfg = ExItConfig(game=game, **config)
     trainer = ExItTrainer(cfg, run_dir, workers=workers, torch_threads=torch_threads, tensorboard=tensorboard,
-                          verbose=verbose, backend=backend, address=address)
+                          verbose=verbose, backend=backend, address=address, device=device)
     return trainer.run(time_limit=time_limit)
