@@ -120,7 +120,12 @@ def _init_worker(parent: int, initializer: Callable[..., None] | None, initargs:
     """Set up a pool worker: one BLAS thread (the pool is the parallelism), Ctrl-C left to the parent, and
     a watchdog thread that ends the worker when the parent dies (a killed trainer leaves no pool)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    blas_vars = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+    if not any(os.environ.get(var) for var in blas_vars):
+        # numpy may be loaded already (a spawned worker first imports the parent's main module), when these
+        # variables come too late: the first network loaded then limits BLAS through meeplezoo.threads
+        os.environ.setdefault("MEEPLEZOO_BLAS_THREADS", "1")
+    for var in blas_vars:
         os.environ.setdefault(var, "1")
 
     def watch() -> None:
