@@ -47,7 +47,7 @@ import glob
 import json
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -60,7 +60,7 @@ from meeplezoo.agents.network import network_metadata
 from meeplezoo.agents.registry import parse_spec
 from meeplezoo.knobs import knob
 
-from .executor import check_execution, make_executor
+from .executor import check_execution, imap, make_executor
 from .run import ARCHITECTURE, TrainerConfig, learner, load_start, shared, write_csv
 
 #: seed stride between games (as in ``benchmarks/distill.py``, whose samples this module reads)
@@ -214,22 +214,27 @@ def _bind(cfg: DistillConfig, run_dir: Path, write: bool = True) -> None:
 
 def generate(cfg: DistillConfig, run_dir: str | Path, *, workers: int = 1, backend: str = "process",
              address: str | None = None, time_limit: float | None = None, verbose: int = 1) -> int:
-    """Write the chunks of ``cfg.games`` games that ``run_dir`` lacks (``workers`` at a time); stops
-    starting new chunks after ``time_limit`` seconds.  Returns how many chunks exist now."""
+    """Write the chunks of ``cfg.games`` games that ``run_dir`` lacks, ``workers`` chunks in flight (a new one
+    starts as soon as any ends); stops starting new chunks after ``time_limit`` seconds.  A chunk's games
+    and seeds depend on the configuration alone, so the samples are the same for any worker count.
+    Returns how many chunks exist now."""
     run_dir = Path(run_dir)
     check_execution(workers, backend, address, who="distill")
     _bind(cfg, run_dir)
     todo = [c for c in range(cfg.games // cfg.chunk) if not chunk_path(run_dir, c).exists()]
     start = time.time()
-    with make_executor(workers, backend, address, who="distill") as pool:
-        for i in range(0, len(todo), pool.workers):
+
+    def jobs() -> Iterator[dict[str, Any]]:
+        for c in todo:
             if time_limit is not None and time.time() - start > time_limit:
-                break
-            jobs = [{"config": cfg.to_json(), "run_dir": str(run_dir), "chunk": c} for c in todo[i:i + pool.workers]]
-            for d in pool.map(_write_chunk, jobs):
-                if verbose:
-                    print(f"chunk {d['chunk']}: {d['samples']} samples, {d['cpu_seconds']:.0f} CPU s, "
-                          f"teacher's seat won {d['teacher_won']:.2f}", flush=True)
+                return
+            yield {"config": cfg.to_json(), "run_dir": str(run_dir), "chunk": c}
+
+    with make_executor(workers, backend, address, who="distill") as pool:
+        for d in imap(pool, _write_chunk, jobs()):  # one chunk per worker in flight, a new one as any ends
+            if verbose:
+                print(f"chunk {d['chunk']}: {d['samples']} samples, {d['cpu_seconds']:.0f} CPU s, "
+                      f"teacher's seat won {d['teacher_won']:.2f}", flush=True)
     return len(list(run_dir.glob("chunk_*.npz")))
 
 

@@ -48,7 +48,7 @@ from meeplezoo.agents.network import LEAF_KINDS, PolicyValueNet, network_metadat
 from meeplezoo.agents.registry import HEURISTICS, agent_knobs
 from meeplezoo.knobs import knob
 
-from .executor import Executor, check_execution, chunks, make_executor
+from .executor import Executor, check_execution, chunks, imap, make_executor
 from .run import TRAINER_FILE, Run, RunResult, Trainer, TrainerConfig, cpu_seconds, learner, shared
 from .selfplay import parse_weighted_specs
 
@@ -292,6 +292,10 @@ def _worker_games(job: dict[str, Any]) -> dict[str, np.ndarray]:
     return _concat([play_game(cfg, net, snaps, s, game) for s in job["seeds"]], game)
 
 
+#: the most jobs the games of one :func:`generate` call are split into (a few games each when there are many)
+GENERATE_JOBS = 256
+
+
 def make_pool(workers: int, backend: str = "process", address: str | None = None) -> Executor:
     """The executor self-play runs on (:func:`~meeplezoo.training.executor.make_executor`)."""
     return make_executor(workers, backend, address, who="exit")
@@ -301,16 +305,18 @@ def generate(cfg: ExItConfig, kind: str, seeds: Sequence[int], net_path: str | N
              snapshots: Sequence[str] = (), workers: int = 1, pool: Executor | None = None) -> dict[str, np.ndarray]:
     """The samples of the games on ``seeds`` (``kind`` ``"selfplay"`` or ``"imitation"``), in seed order.
 
-    With ``workers`` > 1 (or a ``pool``: an executor) the games are split into contiguous chunks played in
-    parallel; the result is the same as inline.
+    The games are split into at most :data:`GENERATE_JOBS` contiguous jobs (a split that depends on the
+    number of games alone), played one per worker at a time on ``pool`` (an executor) or ``workers``
+    processes, a new job starting as soon as any ends; every game is seeded by its own seed, so the result
+    is the same for any worker count.
     """
     jobs = [{"config": cfg.to_json(), "kind": kind, "seeds": part, "net": net_path, "snapshots": list(snapshots)}
-            for part in chunks([int(s) for s in seeds], workers)]
+            for part in chunks([int(s) for s in seeds], GENERATE_JOBS)]
     if pool is not None:
-        parts = list(pool.map(_worker_games, jobs))
+        parts = list(imap(pool, _worker_games, jobs))
     else:
         with make_executor(workers, who="exit") as ex:
-            parts = ex.map(_worker_games, jobs)
+            parts = list(imap(ex, _worker_games, jobs))
     return _concat(parts, cfg.make_game())
 
 

@@ -287,7 +287,8 @@ def build_ladder(spec: LadderSpec, db: str | Path, *, matches: int = BUILD_MATCH
     before_matches = len(read_league(db)[1]) if Path(db).exists() else 0
     before_cpu = _cpu_seconds()
     cfg = LeagueConfig(game=spec.game, num_players=spec.num_players, options=dict(spec.options),
-                       agents=[f"{label}={s}" for label, s in spec.members()], seed=BUILD_SEED)
+                       agents=[f"{label}={s}" for label, s in spec.members()], seed=BUILD_SEED,
+                       rating_lag=0)  # barrier rounds: the schedule the shipped ladders were rated with
     league = run_league(cfg, db, matches, resume=Path(db).exists(), workers=workers, progress=progress)
     try:
         stored = league.stored_matches(with_actions=False)
