@@ -196,8 +196,14 @@ class KeralaObserver(Observer):
         spec.stack("platforms", [f"platform_{i}" for i in range(n)],
                    "per seat, observer first: planes 0-4 top colour, 5 occupied, 6 symbols / 3, 7-10 coloured edge "
                    "N/E/S/W, 11-15 second colour, 16 action tile, 17 height / 8, 18 elephant, 19 own colour, 20 "
-                   f"cells the decision may name (observer's own platform, on its turn){derived}")
-        spec.stack("players", [f"player_{i}" for i in range(n)], "the player features, observer first")
+                   f"cells the decision may name (observer's own platform, on its turn){derived}", seats=True)
+        spec.stack("players", [f"player_{i}" for i in range(n)], "the player features, observer first",
+                   seats=True, seat_presence=(0, C.NUM_COLOURS))  # every seat owns one colour
+        codec = game.codec
+        for e in range(2):
+            spec.add_cell_actions(f"move_elephant_{e}", codec.move_elephant_base + e * game.num_cells, "platforms")
+        spec.add_cell_actions("move_tile_src", codec.src_base, "platforms")
+        spec.add_cell_actions("move_tile_dst", codec.dst_base, "platforms")
         return spec
 
     def __init__(self, game: KeralaGame) -> None:
