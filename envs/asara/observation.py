@@ -111,7 +111,8 @@ def declare(game: AsaraGame) -> ObservationSpec:
              "face-down pairs / 4")
     spec.add("spaces", (game.total_spaces, 2), "per card space: occupied, occupied by me")
     spec.add("five", 1, "cards on the 5-Asari building / 20")
-    spec.add("cards_laid", (MAX_SEATS, 6), "per seat: face-up cards per suit (5), face-down cards; / cards per suit", seats=True)
+    spec.add("cards_laid", (MAX_SEATS, 6), "per seat: face-up cards per suit (5), face-down cards; / cards per suit",
+             seats=True)
     spec.add("displays", C.NUM_KINDS, "face-up tiles per kind (type x material x gold) / 6")
     spec.add("piles", C.NUM_KINDS + 5, "pile composition per kind (40), pile sizes / 25 (4), lit stack / 15")
     pb = player_block_size(game.slots)
