@@ -156,7 +156,7 @@ class SeatNet(nn.Module):
             if lay.presence is not None:
                 t["presence"] = lay.presence
             if self.action_features is not None:
-                af = self.action_features
+                af = lay.action_features  # its gather tables are this count's (the offsets move with the count)
                 t["action_ids"] = af.actions
                 t.update({f"index_{f.name}": f.index for f in af.factors})
                 t.update({f"gather_{f.name}": f.gather for f in af.factors if f.gather is not None})

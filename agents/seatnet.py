@@ -1,0 +1,261 @@
+"""The seat network in numpy: one policy-value network per game for every player count.
+
+:class:`SeatPolicyValueNet` computes what :class:`meeplezoo.training.seatnet.SeatNet` computes (a test checks
+it), with the public evaluation methods of :class:`~meeplezoo.agents.network.PolicyValueNet` (``forward``,
+``policy``, ``observe``, ``needs_own_observation``, ``save``, ``load``), so the search and the network agent
+use it unchanged.  One object is bound to one player count (``game``: the configuration it reads, values one
+per seat of that count, egocentric); :meth:`SeatPolicyValueNet.for_players` gives the view bound to another
+count, sharing the weights.
+
+A seat network checkpoint has the members of a block network's (:mod:`meeplezoo.agents.checkpoint`) with
+architecture ``"seatnet"``, ``seat_counts`` (the counts it plays), ``observation_sizes`` (per count) and the
+weights stored as float16 (half the size; the network computes in float32).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from meeplezoo.knobs import is_int
+from meeplezoo.threads import limit_blas_threads
+
+from .checkpoint import (
+    MAX_PARAMETERS,
+    NET_FORMAT,
+    NET_METADATA_KEYS,
+    NET_WEIGHTS_MEMBER,
+    check_metadata_keys,
+    check_weights,
+    network_game,
+    read_metadata_member,
+    read_weights,
+    save_network,
+)
+from .seat_convs import ActiveConv
+from .seat_layout import ROLES, SEAT_ARCHITECTURE, SeatLayout, check_seat_config, seatnet_shapes
+
+
+def _relu(x: np.ndarray) -> np.ndarray:
+    return np.maximum(x, 0, out=x)
+
+
+class SeatPolicyValueNet:
+    """A seat network bound to ``game`` (one player count), evaluated in numpy.
+
+    ``forward(obs)`` takes a batch of flat observations ``(B, size)`` of ``game`` and returns ``(logits (B,
+    actions), values (B, players))``; values are egocentric and in [-1, 1].  ``seat_counts``: every player
+    count the weights play (default: all the game allows).
+    """
+
+    architecture = SEAT_ARCHITECTURE
+    heads = True
+
+    def __init__(self, game: Any, arrays: Mapping[str, np.ndarray], config: Mapping[str, int],
+                 metadata: Mapping[str, Any] | None = None, *, seat_counts: tuple[int, ...] | None = None) -> None:
+        limit_blas_threads()
+        cls = type(game)
+        self.game = game
+        self.config = check_seat_config(config)
+        self.seat_counts = tuple(int(n) for n in (seat_counts or range(cls.min_players, cls.max_players + 1)))
+        if game.num_players not in self.seat_counts:
+            raise ValueError(f"this seat network plays {self.seat_counts} players, not {game.num_players}")
+        self.layout = SeatLayout(game)
+        shapes = seatnet_shapes(self.layout, self.config)
+        self.params = {k: np.asarray(v, dtype=np.float32) for k, v in arrays.items()}
+        extra = sorted(set(self.params) - set(shapes))
+        if extra:
+            raise ValueError(f"seat network weights {extra[:5]} belong to no seat network for {game.name} "
+                             f"with {self.config}")
+        check_weights(self.params, shapes, f"seat network for {game.name}")
+        self.metadata = dict(metadata or seatnet_metadata(game, self.config, self.seat_counts))
+        self._views: dict[int, SeatPolicyValueNet] = {game.num_players: self}
+        self._seen: tuple[Any, bool] | None = None
+        self._prepare()
+
+    def _prepare(self) -> None:
+        """Weights transposed for ``x @ w`` and the tables of the bound layout."""
+        p, lay = self.params, self.layout
+        self.w = {k: np.ascontiguousarray(v.T) for k, v in p.items() if k.endswith(".weight") and v.ndim == 2}
+        self.conv = ActiveConv(lay.board_index, lay.height, lay.width, p["board.weight"], p["board.bias"]) \
+            if "board.weight" in p else None
+        self.roles = p["value_role"][np.minimum(np.arange(lay.rows), ROLES - 1)]
+        self.cell_starts = np.asarray([r.start for r in lay.cell_runs], dtype=np.intp)
+        self.cell_ids = np.concatenate([np.arange(r.start, r.start + r.cells) for r in lay.cell_runs]) \
+            if "cell_in.weight" in p else None
+        self.action_features = lay.action_features if "action_trunk.weight" in p else None
+
+    def for_players(self, num_players: int) -> SeatPolicyValueNet:
+        """The view of this network bound to ``num_players`` (the same weights)."""
+        n = int(num_players)
+        view = self._views.get(n)
+        if view is None:
+            if n not in self.seat_counts:
+                raise ValueError(f"this seat network plays {self.seat_counts} players, not {n}")
+            game = type(self.game)(n, **self.game.non_default_options)
+            view = SeatPolicyValueNet(game, self.params, self.config, self.metadata, seat_counts=self.seat_counts)
+            view._views = self._views
+            self._views[n] = view
+        return view
+
+    @property
+    def num_parameters(self) -> int:
+        return int(sum(v.size for v in self.params.values()))
+
+    def forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(logits, values)`` for a batch of flat observations."""
+        obs = np.ascontiguousarray(obs, dtype=np.float32)
+        if obs.ndim == 1:
+            obs = obs[None]
+        if obs.shape[1] != self.layout.game.observation_shape[0]:
+            raise ValueError(f"this seat network is bound to {self.game.num_players} players (observations of "
+                             f"{self.game.observation_shape[0]} values), got {obs.shape[1]}; use for_players(n)")
+        e, t, cells = self._encode(obs)
+        p, w, lay = self.params, self.w, self.layout
+        logits = np.empty((obs.shape[0], self.game.num_actions), dtype=np.float32)
+        logits[:, lay.dense] = t @ w["policy.weight"] + p["policy.bias"]
+        if self.cell_ids is not None:
+            self._cell_logits(logits, t, cells)
+        if self.action_features is not None:
+            logits[:, self.action_features.actions] += self._action_scores(obs, t)
+        z = _relu((t @ w["value_ctx.weight"] + p["value_ctx.bias"])[:, None] + e @ w["value_seat.weight"]
+                  + self.roles)
+        values = np.tanh(z @ p["value_out.weight"][0] + p["value_out.bias"][0]) * self._present(obs)
+        return logits, values[:, :self.game.num_players]
+
+    def _present(self, obs: np.ndarray) -> np.ndarray:
+        lay = self.layout
+        if lay.presence is None:
+            return np.ones((obs.shape[0], lay.rows), dtype=np.float32)
+        return obs[:, lay.presence].sum(axis=2)
+
+    def _encode(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, Any]:
+        """``(seat encodings (B, rows, seat_hidden), trunk (B, trunk_hidden), the convolution's output)``."""
+        p, w, lay = self.params, self.w, self.layout
+        bsz, rows = obs.shape[0], lay.rows
+        seat_in = obs[:, lay.seat_index]
+        cells = None
+        if self.conv is not None:
+            cells = self.conv(obs)
+            seat_in = np.concatenate([seat_in, cells[2] * (1.0 / lay.cells)], axis=2)
+        e = _relu(seat_in @ w["seat.weight"] + p["seat.bias"])
+        present = self._present(obs)
+        parts = [e[:, 0], e[:, 1]]
+        if rows > 2:  # noqa: PLR2004 - the observer and the next seat are apart
+            others = e[:, 2:] * present[:, 2:, None]
+            parts += [others.sum(axis=1) / np.maximum(present[:, 2:].sum(axis=1), 1)[:, None], others.max(axis=1)]
+        else:
+            parts.append(np.zeros((bsz, 2 * e.shape[2]), dtype=np.float32))
+        seats = np.zeros((bsz, lay.max_seats), dtype=np.float32)
+        seats[np.arange(bsz), np.clip(present.sum(axis=1).astype(np.intp), 1, lay.max_seats) - 1] = 1.0
+        parts.append(seats)
+        if "glob.weight" in w:
+            parts.insert(0, _relu(obs[:, lay.global_index] @ w["glob.weight"] + p["glob.bias"]))
+        t = _relu(np.concatenate(parts, axis=1) @ w["trunk.weight"] + p["trunk.bias"])
+        return e, t, cells
+
+    def _cell_logits(self, logits: np.ndarray, t: np.ndarray, cells: Any) -> None:
+        """The cell head: every cell action's logit from the observer's board cells and the trunk."""
+        p, w = self.params, self.w
+        (b, r, c), h, _sums = cells
+        ctx = t @ w["cell_ctx.weight"] + p["cell_in.bias"]  # (B, cell_hidden)
+        idle = _relu(self.conv.idle @ w["cell_in.weight"] + ctx) @ w["cell_out.weight"] + p["cell_out.bias"]
+        logits[:, self.cell_ids] = np.repeat(idle, self.layout.cells, axis=1)
+        own = r == 0
+        b, c = b[own], c[own]
+        z = _relu(h[own] @ w["cell_in.weight"] + ctx[b]) @ w["cell_out.weight"] + p["cell_out.bias"]
+        logits[b[:, None], self.cell_starts + c[:, None]] = z
+
+    def _action_scores(self, obs: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """The action head's term ``(B, len(actions))`` (as :meth:`PolicyValueNet.action_scores`)."""
+        p, w = self.params, self.w
+        z = (t @ w["action_trunk.weight"] + p["action_trunk.bias"])[:, None]
+        for f in self.action_features.factors:
+            if f.gather is None:
+                z = z + p[f"action_items.{f.name}"][f.index]
+            else:
+                z = z + (obs[:, f.gather] @ w[f"action_inputs.{f.name}.weight"])[:, f.index]
+        z = _relu(_relu(z) @ w["action_mid.weight"] + p["action_mid.bias"])
+        return z @ p["action_out.weight"][0] + p["action_out.bias"][0]
+
+    # -- the evaluation interface of PolicyValueNet ---------------------------------------------------
+    def needs_own_observation(self, game: Any) -> bool:
+        """Whether states of ``game`` must be observed through this network's own game (same rules, other
+        observation options); ValueError for other rules or another player count."""
+        if self._seen is not None and self._seen[0] is game:
+            return self._seen[1]
+        if not self.game.same_rules(game):
+            raise ValueError(f"this network is bound to {self.game!r}, not {game!r} (for_players(n) binds it)")
+        own = game != self.game
+        self._seen = (game, own)
+        return own
+
+    def observe(self, state: Any, player: int) -> np.ndarray:
+        """``player``'s observation of ``state`` in the layout this network reads."""
+        if self.needs_own_observation(state.game):
+            return self.game.observer.observe(state, int(player))
+        return state.observe(player)
+
+    def policy(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The masked softmax policy ``(B, actions)`` (illegal actions get probability 0)."""
+        logits, _ = self.forward(obs)
+        x = np.where(np.asarray(masks, dtype=bool).reshape(logits.shape), logits, -np.inf)
+        x = np.exp(x - x.max(axis=-1, keepdims=True))
+        return x / x.sum(axis=-1, keepdims=True)
+
+    # -- persistence ---------------------------------------------------------------------------------
+    def save(self, path: str | Path, **training: Any) -> Path:
+        """Write this network as a seat network checkpoint, weights as float16 (``training`` facts are added
+        to its metadata)."""
+        return save_network(path, self.params, {**self.metadata, **training}, dtype=np.float16)
+
+    @classmethod
+    def load(cls, path: str | Path, game: Any = None, num_players: int | None = None) -> SeatPolicyValueNet:
+        """Read a seat network checkpoint bound to ``num_players`` (default: the Game's, else the first count
+        it plays); ``game`` (an id or a Game) must be its game (another one, rule options or layout: ValueError)."""
+        meta = read_seatnet_metadata(path)
+        counts = tuple(meta["seat_counts"])
+        n = num_players if num_players is not None else (
+            game.num_players if game is not None and not isinstance(game, str) else counts[0])
+        if n not in counts:
+            raise ValueError(f"{path} is a seat network for {list(counts)} players, not {n}")
+        own = {**meta, "num_players": n, "observation_size": meta["observation_sizes"][str(n)]}
+        target = network_game(own, game, n, source=str(path))
+        shapes = seatnet_shapes(SeatLayout(target), meta["config"])
+        if sum(int(np.prod(s)) for s in shapes.values()) > MAX_PARAMETERS:
+            raise ValueError(f"{path}: a network of more than {MAX_PARAMETERS} parameters; refusing to load it")
+        arrays = read_weights(path, NET_WEIGHTS_MEMBER, shapes)
+        return cls(target, arrays, meta["config"], meta, seat_counts=counts)
+
+
+def seatnet_metadata(game: Any, config: Mapping[str, int], seat_counts: tuple[int, ...],
+                     **training: Any) -> dict[str, Any]:
+    """The ``meeplezoo.json`` of a seat network for ``game``'s options at ``seat_counts`` players."""
+    cls = type(game)
+    sizes = {str(n): int((game if n == game.num_players else cls(n, **game.non_default_options))
+                         .observation_shape[0]) for n in seat_counts}
+    return {"format": NET_FORMAT, "architecture": SEAT_ARCHITECTURE, "game": game.name,
+            "num_players": int(seat_counts[0]), "seat_counts": [int(n) for n in seat_counts],
+            "options": dict(game.non_default_options), "observation_version": game.observation_version,
+            "observation_size": sizes[str(seat_counts[0])], "observation_sizes": sizes,
+            "num_actions": game.num_actions, "config": check_seat_config(config), **training}
+
+
+def read_seatnet_metadata(path: str | Path) -> dict[str, Any]:
+    """The metadata of a seat network checkpoint (ValueError naming what is wrong if it is not one)."""
+    meta = read_metadata_member(path, "network checkpoint")
+    check_metadata_keys(meta, NET_METADATA_KEYS, str(path))
+    if meta["architecture"] != SEAT_ARCHITECTURE:
+        raise ValueError(f"{path}: architecture {meta['architecture']!r} is not {SEAT_ARCHITECTURE!r}")
+    if meta["format"] > NET_FORMAT:
+        raise ValueError(f"{path}: network format {meta['format']} is newer than this meeplezoo reads ({NET_FORMAT})")
+    counts, sizes = meta.get("seat_counts"), meta.get("observation_sizes")
+    if not isinstance(counts, list) or not counts or not all(is_int(n) and n >= 1 for n in counts):
+        raise ValueError(f"{path}: seat_counts must be a non-empty list of player counts, got {counts!r}")
+    if not isinstance(sizes, dict) or any(not is_int(sizes.get(str(n))) for n in counts):
+        raise ValueError(f"{path}: observation_sizes must give an int per seat count, got {sizes!r}")
+    check_seat_config(meta["config"], str(path))
+    return meta
