@@ -15,10 +15,11 @@ import numpy as np
 class ActiveConv:
     """The convolution of every seat row's board planes (``board_index (rows, planes, cells)`` of a
     :class:`~meeplezoo.agents.seat_layout.SeatLayout`) on a ``height x width`` grid, with torch's weight
-    ``(out, planes, 3, 3)`` and bias."""
+    ``(out, planes, 3, 3)`` and bias; ``nonnegative``: the planes hold no negative values (declared lows >= 0),
+    so summing them finds the non-zero cells without taking absolute values."""
 
     def __init__(self, board_index: np.ndarray, height: int, width: int, weight: np.ndarray,
-                 bias: np.ndarray) -> None:
+                 bias: np.ndarray, nonnegative: bool = False) -> None:
         rows, planes, cells = board_index.shape
         if cells != height * width:
             raise ValueError(f"board index of {cells} cells for a {height}x{width} grid")
@@ -41,6 +42,14 @@ class ActiveConv:
         self.bias = np.asarray(bias, dtype=np.float32)
         self.idle = np.maximum(self.bias, 0)  # the output of a cell with an empty neighbourhood
         self._runs = self._plane_runs()
+        self.height, self.width = height, width
+        self.nonnegative = bool(nonnegative)
+        self._ones = np.ones(planes, dtype=np.float32)
+        # per (row, cell): the flat offsets of its 3x3 patch, tap-major then plane, and which taps are on the board
+        patch = self.plane_base[:, None, None, :] + self.nbr_safe[None, :, :, None]  # (rows, cells, 9, planes)
+        self.patch = patch.reshape(rows * cells, 9 * planes).astype(np.intp)
+        valid = np.broadcast_to(self.valid, (cells, 9, planes)).reshape(cells, -1)
+        self.patch_valid = np.ascontiguousarray(np.tile(valid, (rows, 1)))  # per (row, cell)
 
     def _plane_runs(self) -> list[tuple[str, int, int]]:
         """Runs of consecutive planes: ``("shared", start, k)`` (the same planes for every row) or
@@ -64,31 +73,39 @@ class ActiveConv:
     def active(self, obs: np.ndarray) -> np.ndarray:
         """``(B, rows, cells)``: the cells whose 3x3 neighbourhood holds a non-zero value."""
         bsz, cells, rows = obs.shape[0], self.cells, self.rows
-        hot = np.zeros((bsz, rows, cells + 1), dtype=bool)  # the last cell: outside the board, never hot
-        view = hot[:, :, :cells]
+        mass = np.zeros((bsz, rows, cells), dtype=np.float32)  # per cell: the sum of |value| over the planes
         for kind, start, k in self._runs:
-            if kind == "shared":
-                view |= obs[:, start:start + k * cells].reshape(bsz, 1, k, cells).any(axis=2)
-            else:
-                view |= obs[:, start:start + rows * k * cells].reshape(bsz, rows, k, cells).any(axis=2)
-        return hot[:, :, self.nbr].any(axis=3)
+            x = obs[:, start:start + (1 if kind == "shared" else rows) * k * cells]
+            if not self.nonnegative:
+                x = np.abs(x)
+            mass += np.matmul(self._ones[:k], x.reshape(bsz, -1, k, cells))
+        pad = np.zeros((bsz, rows, self.height + 2, self.width + 2), dtype=np.float32)
+        pad[:, :, 1:-1, 1:-1] = mass.reshape(bsz, rows, self.height, self.width)
+        m = pad[:, :, :, :-2] + pad[:, :, :, 1:-1]
+        m += pad[:, :, :, 2:]
+        d = m[:, :, :-2] + m[:, :, 1:-1]
+        d += m[:, :, 2:]
+        return d.reshape(bsz, rows, cells) > 0
 
     def __call__(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(index, features, sums)`` for a batch of flat observations: ``index = (b, row, cell)`` of the
-        active cells (sorted), ``features (A, out)`` their ReLU outputs, ``sums (B, rows, out)`` the sum of the
-        outputs over every cell of each row's board (the others count ``relu(bias)`` each)."""
+        """``(active, features, sums)`` for a batch of flat observations: ``active`` the flat indices of the
+        active cells in ``(B, rows, cells)`` (sorted), ``features (A, out)`` their ReLU outputs, ``sums (B, rows,
+        out)`` the sum of the outputs over every cell of each row's board (the others count ``relu(bias)``)."""
         bsz, size = obs.shape
-        act = self.active(obs)
-        b, r, c = np.nonzero(act)
-        flat = obs.reshape(-1)
-        base = (b * size)[:, None] + self.plane_base[r]  # (A, planes)
-        x = flat[base[:, None, :] + self.nbr_safe[c][:, :, None]] * self.valid[c]  # (A, 9, planes)
-        h = np.maximum(x.reshape(len(b), -1) @ self.weight + self.bias, 0)
-        group = b * self.rows + r
-        counts = np.bincount(group, minlength=bsz * self.rows)
-        sums = np.outer(self.cells - counts, self.idle)
-        if len(group):
-            starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-            nonempty = counts > 0
-            sums[nonempty] += np.add.reduceat(h, starts[nonempty], axis=0)
-        return (b, r, c), h, sums.reshape(bsz, self.rows, -1).astype(np.float32)
+        k = np.flatnonzero(self.active(obs))
+        per = self.rows * self.cells
+        if bsz == 1:
+            rc = k
+            x = obs[0][self.patch[rc]]
+        else:
+            b, rc = np.divmod(k, per)
+            x = obs.reshape(-1)[self.patch[rc] + (b * size)[:, None]]
+        x *= self.patch_valid[rc]
+        h = x @ self.weight
+        h += self.bias
+        np.maximum(h, 0, out=h)
+        groups = (k // self.cells) == np.arange(bsz * self.rows)[:, None]  # (B * rows, A)
+        counts = groups.sum(axis=1)
+        sums = groups.astype(np.float32) @ h
+        sums += (self.cells - counts)[:, None] * self.idle
+        return k, h, sums.reshape(bsz, self.rows, -1)

@@ -77,16 +77,39 @@ class SeatPolicyValueNet:
         self._prepare()
 
     def _prepare(self) -> None:
-        """Weights transposed for ``x @ w`` and the tables of the bound layout."""
+        """The weights as the numpy forward uses them: transposed for ``x @ w``, the matrices that read the
+        trunk side by side (one product), constant terms folded in."""
         p, lay = self.params, self.layout
-        self.w = {k: np.ascontiguousarray(v.T) for k, v in p.items() if k.endswith(".weight") and v.ndim == 2}
-        self.conv = ActiveConv(lay.board_index, lay.height, lay.width, p["board.weight"], p["board.bias"]) \
-            if "board.weight" in p else None
+        w = {k: np.ascontiguousarray(v.T) for k, v in p.items() if k.endswith(".weight") and v.ndim == 2}
+        self.w = w
+        self.conv = None
+        fs = lay.seat_index.shape[1]
+        self.seat_flat = np.ascontiguousarray(w["seat.weight"][:fs])
+        if "board.weight" in p:
+            nonnegative = all(b.low >= 0 for b in self.game.observation_spec.blocks.values() if b.spatial)
+            self.conv = ActiveConv(lay.board_index, lay.height, lay.width, p["board.weight"], p["board.bias"],
+                                   nonnegative)
+            self.seat_board = w["seat.weight"][fs:] * np.float32(1.0 / lay.cells)  # reads the sums: the mean
         self.roles = p["value_role"][np.minimum(np.arange(lay.rows), ROLES - 1)]
-        self.cell_starts = np.asarray([r.start for r in lay.cell_runs], dtype=np.intp)
-        self.cell_ids = np.concatenate([np.arange(r.start, r.start + r.cells) for r in lay.cell_runs]) \
-            if "cell_in.weight" in p else None
+        self.seat_onehot = np.eye(lay.max_seats, dtype=np.float32)
+        heads = [("policy.weight", p["policy.bias"]), ("value_ctx.weight", p["value_ctx.bias"])]
+        self.cell_ids = None
+        if "cell_in.weight" in p:
+            heads.append(("cell_ctx.weight", p["cell_in.bias"]))
+            self.cell_ids = [slice(r.start, r.start + r.cells) for r in lay.cell_runs]
+            self.cell_starts = np.asarray([r.start for r in lay.cell_runs], dtype=np.intp)
+            self.cell_idle = self.conv.idle @ w["cell_in.weight"]
         self.action_features = lay.action_features if "action_trunk.weight" in p else None
+        if self.action_features is not None:
+            heads.append(("action_trunk.weight", p["action_trunk.bias"]))
+            af = self.action_features
+            self.action_items = sum(p[f"action_items.{f.name}"][f.index] for f in af.factors if f.gather is None)
+            self.action_inputs = [(f.gather, w[f"action_inputs.{f.name}.weight"], f.index)
+                                  for f in af.factors if f.gather is not None]
+        self.head_w = np.ascontiguousarray(np.concatenate([w[k] for k, _ in heads], axis=1))
+        self.head_b = np.concatenate([bias for _, bias in heads])
+        ends = np.cumsum([w[k].shape[1] for k, _ in heads])
+        self.head_slices = {k.split(".")[0]: slice(e - w[k].shape[1], e) for (k, _), e in zip(heads, ends)}
 
     def for_players(self, num_players: int) -> SeatPolicyValueNet:
         """The view of this network bound to ``num_players`` (the same weights)."""
@@ -107,23 +130,28 @@ class SeatPolicyValueNet:
 
     def forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(logits, values)`` for a batch of flat observations."""
-        obs = np.ascontiguousarray(obs, dtype=np.float32)
+        obs = np.asarray(obs, dtype=np.float32)
         if obs.ndim == 1:
             obs = obs[None]
-        if obs.shape[1] != self.layout.game.observation_shape[0]:
+        if obs.shape[1] != self.game.observation_shape[0]:
             raise ValueError(f"this seat network is bound to {self.game.num_players} players (observations of "
                              f"{self.game.observation_shape[0]} values), got {obs.shape[1]}; use for_players(n)")
-        e, t, cells = self._encode(obs)
-        p, w, lay = self.params, self.w, self.layout
+        obs = np.ascontiguousarray(obs)
+        p, lay, hs = self.params, self.layout, self.head_slices
+        e, t, present, cells = self._encode(obs)
+        heads = t @ self.head_w
+        heads += self.head_b
         logits = np.empty((obs.shape[0], self.game.num_actions), dtype=np.float32)
-        logits[:, lay.dense] = t @ w["policy.weight"] + p["policy.bias"]
+        logits[:, lay.dense] = heads[:, hs["policy"]]
         if self.cell_ids is not None:
-            self._cell_logits(logits, t, cells)
+            self._cell_logits(logits, heads[:, hs["cell_ctx"]], cells)
         if self.action_features is not None:
-            logits[:, self.action_features.actions] += self._action_scores(obs, t)
-        z = _relu((t @ w["value_ctx.weight"] + p["value_ctx.bias"])[:, None] + e @ w["value_seat.weight"]
-                  + self.roles)
-        values = np.tanh(z @ p["value_out.weight"][0] + p["value_out.bias"][0]) * self._present(obs)
+            logits[:, self.action_features.actions] += self._action_scores(obs, heads[:, hs["action_trunk"]])
+        z = e @ self.w["value_seat.weight"]
+        z += heads[:, None, hs["value_ctx"]]
+        z += self.roles
+        values = np.tanh(_relu(z) @ p["value_out.weight"][0] + p["value_out.bias"][0])
+        values *= present
         return logits, values[:, :self.game.num_players]
 
     def _present(self, obs: np.ndarray) -> np.ndarray:
@@ -132,54 +160,62 @@ class SeatPolicyValueNet:
             return np.ones((obs.shape[0], lay.rows), dtype=np.float32)
         return obs[:, lay.presence].sum(axis=2)
 
-    def _encode(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, Any]:
-        """``(seat encodings (B, rows, seat_hidden), trunk (B, trunk_hidden), the convolution's output)``."""
+    def _encode(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
+        """``(seat encodings (B, rows, seat_hidden), trunk (B, trunk_hidden), presence (B, rows), the
+        convolution's output)``."""
         p, w, lay = self.params, self.w, self.layout
-        bsz, rows = obs.shape[0], lay.rows
-        seat_in = obs[:, lay.seat_index]
+        bsz = obs.shape[0]
+        pre = obs[:, lay.seat_index] @ self.seat_flat
+        pre += p["seat.bias"]
         cells = None
         if self.conv is not None:
             cells = self.conv(obs)
-            seat_in = np.concatenate([seat_in, cells[2] * (1.0 / lay.cells)], axis=2)
-        e = _relu(seat_in @ w["seat.weight"] + p["seat.bias"])
+            pre += cells[2] @ self.seat_board
+        e = _relu(pre)
         present = self._present(obs)
-        parts = [e[:, 0], e[:, 1]]
-        if rows > 2:  # noqa: PLR2004 - the observer and the next seat are apart
+        if lay.rows > 2:  # noqa: PLR2004 - the observer and the next seat are apart
             others = e[:, 2:] * present[:, 2:, None]
-            parts += [others.sum(axis=1) / np.maximum(present[:, 2:].sum(axis=1), 1)[:, None], others.max(axis=1)]
+            mean = others.sum(axis=1)
+            mean /= np.maximum(present[:, 2:].sum(axis=1), 1)[:, None]
+            pooled = [mean, others.max(axis=1)]
         else:
-            parts.append(np.zeros((bsz, 2 * e.shape[2]), dtype=np.float32))
-        seats = np.zeros((bsz, lay.max_seats), dtype=np.float32)
-        seats[np.arange(bsz), np.clip(present.sum(axis=1).astype(np.intp), 1, lay.max_seats) - 1] = 1.0
-        parts.append(seats)
+            pooled = [np.zeros((bsz, 2 * e.shape[2]), dtype=np.float32)]
+        count = self.seat_onehot[np.clip(present.sum(axis=1).astype(np.intp), 1, lay.max_seats) - 1]
+        parts = [e[:, 0], e[:, 1], *pooled, count]
         if "glob.weight" in w:
-            parts.insert(0, _relu(obs[:, lay.global_index] @ w["glob.weight"] + p["glob.bias"]))
-        t = _relu(np.concatenate(parts, axis=1) @ w["trunk.weight"] + p["trunk.bias"])
-        return e, t, cells
+            g = obs[:, lay.global_index] @ w["glob.weight"]
+            g += p["glob.bias"]
+            parts.insert(0, _relu(g))
+        t = np.concatenate(parts, axis=1) @ w["trunk.weight"]
+        t += p["trunk.bias"]
+        return e, _relu(t), present, cells
 
-    def _cell_logits(self, logits: np.ndarray, t: np.ndarray, cells: Any) -> None:
-        """The cell head: every cell action's logit from the observer's board cells and the trunk."""
-        p, w = self.params, self.w
-        (b, r, c), h, _sums = cells
-        ctx = t @ w["cell_ctx.weight"] + p["cell_in.bias"]  # (B, cell_hidden)
-        idle = _relu(self.conv.idle @ w["cell_in.weight"] + ctx) @ w["cell_out.weight"] + p["cell_out.bias"]
-        logits[:, self.cell_ids] = np.repeat(idle, self.layout.cells, axis=1)
-        own = r == 0
-        b, c = b[own], c[own]
-        z = _relu(h[own] @ w["cell_in.weight"] + ctx[b]) @ w["cell_out.weight"] + p["cell_out.bias"]
+    def _cell_logits(self, logits: np.ndarray, ctx: np.ndarray, cells: Any) -> None:
+        """The cell head: every cell action's logit from the observer's board cells and the trunk's context
+        ``ctx`` (which holds the cell layer's bias); cells far from any tile share one value per run."""
+        w, p, conv = self.w, self.params, self.conv
+        idle = _relu(ctx + self.cell_idle) @ w["cell_out.weight"] + p["cell_out.bias"]  # (B, runs)
+        for k, sl in enumerate(self.cell_ids):
+            logits[:, sl] = idle[:, k:k + 1]
+        active, h, _sums = cells
+        b, rc = np.divmod(active, conv.rows * conv.cells)
+        own = np.flatnonzero(rc < conv.cells)  # the observer's row
+        b, c = b[own], rc[own]
+        z = h[own] @ w["cell_in.weight"]
+        z += ctx[b] if len(ctx) > 1 else ctx
+        z = _relu(z) @ w["cell_out.weight"] + p["cell_out.bias"]
         logits[b[:, None], self.cell_starts + c[:, None]] = z
 
-    def _action_scores(self, obs: np.ndarray, t: np.ndarray) -> np.ndarray:
-        """The action head's term ``(B, len(actions))`` (as :meth:`PolicyValueNet.action_scores`)."""
+    def _action_scores(self, obs: np.ndarray, trunk: np.ndarray) -> np.ndarray:
+        """The action head's term ``(B, len(actions))`` (as :meth:`PolicyValueNet.action_scores`); ``trunk``
+        is the action trunk layer's output, its bias included."""
         p, w = self.params, self.w
-        z = (t @ w["action_trunk.weight"] + p["action_trunk.bias"])[:, None]
-        for f in self.action_features.factors:
-            if f.gather is None:
-                z = z + p[f"action_items.{f.name}"][f.index]
-            else:
-                z = z + (obs[:, f.gather] @ w[f"action_inputs.{f.name}.weight"])[:, f.index]
-        z = _relu(_relu(z) @ w["action_mid.weight"] + p["action_mid.bias"])
-        return z @ p["action_out.weight"][0] + p["action_out.bias"][0]
+        z = trunk[:, None] + self.action_items
+        for gather, weight, index in self.action_inputs:
+            z += (obs[:, gather] @ weight)[:, index]
+        z = _relu(z) @ w["action_mid.weight"]
+        z += p["action_mid.bias"]
+        return _relu(z) @ p["action_out.weight"][0] + p["action_out.bias"][0]
 
     # -- the evaluation interface of PolicyValueNet ---------------------------------------------------
     def needs_own_observation(self, game: Any) -> bool:
