@@ -28,16 +28,13 @@ class ActiveConv:
         if not np.array_equal(board_index, self.plane_base[..., None] + np.arange(cells)):
             raise ValueError("every board plane must be a contiguous run of the flat observation")
         r, c = np.divmod(np.arange(cells), width)
-        nbr, valid = [], []
+        nbr = []
         for dy in (-1, 0, 1):  # torch's kernel order: (ky, kx) = (dy + 1, dx + 1)
             for dx in (-1, 0, 1):
                 rr, cc = r + dy, c + dx
                 ok = (rr >= 0) & (rr < height) & (cc >= 0) & (cc < width)
-                nbr.append(np.where(ok, rr * width + cc, cells))
-                valid.append(ok)
-        self.nbr = np.stack(nbr, axis=1).astype(np.intp)  # (cells, 9), ``cells``: outside the board
-        self.nbr_safe = np.where(self.nbr == cells, 0, self.nbr)
-        self.valid = np.stack(valid, axis=1).astype(np.float32)[:, :, None]
+                nbr.append(np.where(ok, rr * width + cc, -1))
+        nbr = np.stack(nbr, axis=1)  # (cells, 9), -1: past the edge
         self.weight = np.ascontiguousarray(weight.transpose(2, 3, 1, 0).reshape(9 * planes, -1), dtype=np.float32)
         self.bias = np.asarray(bias, dtype=np.float32)
         self.idle = np.maximum(self.bias, 0)  # the output of a cell with an empty neighbourhood
@@ -45,11 +42,8 @@ class ActiveConv:
         self.height, self.width = height, width
         self.nonnegative = bool(nonnegative)
         self._ones = np.ones(planes, dtype=np.float32)
-        # per (row, cell): the flat offsets of its 3x3 patch, tap-major then plane, and which taps are on the board
-        patch = self.plane_base[:, None, None, :] + self.nbr_safe[None, :, :, None]  # (rows, cells, 9, planes)
-        self.patch = patch.reshape(rows * cells, 9 * planes).astype(np.intp)
-        valid = np.broadcast_to(self.valid, (cells, 9, planes)).reshape(cells, -1)
-        self.patch_valid = np.ascontiguousarray(np.tile(valid, (rows, 1)))  # per (row, cell)
+        # per (row, cell): the rows of channels_last() its 3x3 patch reads, tap by tap (-1: past the edge)
+        self.patch = np.concatenate([np.where(nbr < 0, -1, nbr + r * cells) for r in range(rows)]).astype(np.intp)
 
     def _plane_runs(self) -> list[tuple[str, int, int]]:
         """Runs of consecutive planes: ``("shared", start, k)`` (the same planes for every row) or
@@ -70,38 +64,47 @@ class ActiveConv:
             p += k
         return runs
 
-    def active(self, obs: np.ndarray) -> np.ndarray:
-        """``(B, rows, cells)``: the cells whose 3x3 neighbourhood holds a non-zero value."""
+    def channels_last(self, obs: np.ndarray) -> np.ndarray:
+        """``(B * rows * cells + 1, planes)``: every seat row's board planes cell by cell, then a zero row
+        (what a 3x3 patch reads past the board's edge)."""
         bsz, cells, rows = obs.shape[0], self.cells, self.rows
-        mass = np.zeros((bsz, rows, cells), dtype=np.float32)  # per cell: the sum of |value| over the planes
+        x = np.empty((bsz * rows * cells + 1, self.planes), dtype=np.float32)
+        x[-1] = 0
+        grid = x[:-1].reshape(bsz, rows, cells, self.planes)
+        p = 0
         for kind, start, k in self._runs:
-            x = obs[:, start:start + (1 if kind == "shared" else rows) * k * cells]
-            if not self.nonnegative:
-                x = np.abs(x)
-            mass += np.matmul(self._ones[:k], x.reshape(bsz, -1, k, cells))
-        pad = np.zeros((bsz, rows, self.height + 2, self.width + 2), dtype=np.float32)
-        pad[:, :, 1:-1, 1:-1] = mass.reshape(bsz, rows, self.height, self.width)
-        m = pad[:, :, :, :-2] + pad[:, :, :, 1:-1]
-        m += pad[:, :, :, 2:]
-        d = m[:, :, :-2] + m[:, :, 1:-1]
-        d += m[:, :, 2:]
-        return d.reshape(bsz, rows, cells) > 0
+            n = 1 if kind == "shared" else rows
+            grid[:, :, :, p:p + k] = obs[:, start:start + n * k * cells].reshape(bsz, n, k, cells).transpose(0, 1, 3, 2)
+            p += k
+        return x
+
+    def active(self, x: np.ndarray, bsz: int) -> np.ndarray:
+        """The flat indices (over ``(B, rows, cells)``) of the cells whose 3x3 neighbourhood holds a non-zero
+        value, from :meth:`channels_last`'s output."""
+        mass = (x[:-1] if self.nonnegative else np.abs(x[:-1])) @ self._ones
+        pad = np.zeros((bsz * self.rows, self.height + 2, self.width + 2), dtype=np.float32)
+        pad[:, 1:-1, 1:-1] = mass.reshape(-1, self.height, self.width)
+        m = pad[:, :, :-2] + pad[:, :, 1:-1]
+        m += pad[:, :, 2:]
+        d = m[:, :-2] + m[:, 1:-1]
+        d += m[:, 2:]
+        return np.flatnonzero(d)
 
     def __call__(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(active, features, sums)`` for a batch of flat observations: ``active`` the flat indices of the
         active cells in ``(B, rows, cells)`` (sorted), ``features (A, out)`` their ReLU outputs, ``sums (B, rows,
         out)`` the sum of the outputs over every cell of each row's board (the others count ``relu(bias)``)."""
-        bsz, size = obs.shape
-        k = np.flatnonzero(self.active(obs))
-        per = self.rows * self.cells
+        bsz = obs.shape[0]
+        x = self.channels_last(obs)
+        k = self.active(x, bsz)
         if bsz == 1:
-            rc = k
-            x = obs[0][self.patch[rc]]
+            idx = self.patch[k]
         else:
+            per = self.rows * self.cells
             b, rc = np.divmod(k, per)
-            x = obs.reshape(-1)[self.patch[rc] + (b * size)[:, None]]
-        x *= self.patch_valid[rc]
-        h = x @ self.weight
+            idx = self.patch[rc]
+            idx = np.where(idx < 0, -1, idx + (b * per)[:, None])
+        h = np.take(x, idx, axis=0).reshape(len(k), -1) @ self.weight
         h += self.bias
         np.maximum(h, 0, out=h)
         groups = (k // self.cells) == np.arange(bsz * self.rows)[:, None]  # (B * rows, A)

@@ -43,6 +43,15 @@ def _relu(x: np.ndarray) -> np.ndarray:
     return np.maximum(x, 0, out=x)
 
 
+def _as_slice(index: np.ndarray) -> Any:
+    """A function taking ``obs[:, index]`` from a batch: a slice (a view) where the indices are consecutive."""
+    flat = index.reshape(-1)
+    if len(flat) and np.array_equal(flat, np.arange(flat[0], flat[0] + len(flat))):
+        start, stop, shape = int(flat[0]), int(flat[0]) + len(flat), index.shape
+        return lambda obs: obs[:, start:stop].reshape(len(obs), *shape)
+    return lambda obs: obs[:, index]
+
+
 class SeatPolicyValueNet:
     """A seat network bound to ``game`` (one player count), evaluated in numpy.
 
@@ -83,6 +92,8 @@ class SeatPolicyValueNet:
         w = {k: np.ascontiguousarray(v.T) for k, v in p.items() if k.endswith(".weight") and v.ndim == 2}
         self.w = w
         self.conv = None
+        self.seat_take = _as_slice(lay.seat_index)
+        self.global_take = _as_slice(lay.global_index)
         fs = lay.seat_index.shape[1]
         self.seat_flat = np.ascontiguousarray(w["seat.weight"][:fs])
         if "board.weight" in p:
@@ -165,7 +176,7 @@ class SeatPolicyValueNet:
         convolution's output)``."""
         p, w, lay = self.params, self.w, self.layout
         bsz = obs.shape[0]
-        pre = obs[:, lay.seat_index] @ self.seat_flat
+        pre = self.seat_take(obs) @ self.seat_flat
         pre += p["seat.bias"]
         cells = None
         if self.conv is not None:
@@ -183,7 +194,7 @@ class SeatPolicyValueNet:
         count = self.seat_onehot[np.clip(present.sum(axis=1).astype(np.intp), 1, lay.max_seats) - 1]
         parts = [e[:, 0], e[:, 1], *pooled, count]
         if "glob.weight" in w:
-            g = obs[:, lay.global_index] @ w["glob.weight"]
+            g = self.global_take(obs) @ w["glob.weight"]
             g += p["glob.bias"]
             parts.insert(0, _relu(g))
         t = np.concatenate(parts, axis=1) @ w["trunk.weight"]

@@ -54,7 +54,7 @@ class SeatNetConfig:
 
 #: Kerala for search on a CPU (about 170k parameters with ``derived_features`` and ``elephant_view``)
 KERALA_FAST = SeatNetConfig(channels=16, seat_hidden=48, global_hidden=64, trunk_hidden=128, cell_hidden=32,
-                            value_hidden=32, action_hidden=64)
+                            value_hidden=32, action_hidden=32)
 #: the defaults of the other games (no boards in their observations)
 DEFAULT_CONFIGS: dict[str, SeatNetConfig] = {
     "kerala": KERALA_FAST,
