@@ -103,6 +103,10 @@ class SeatPolicyValueNet:
             self.seat_board = w["seat.weight"][fs:] * np.float32(1.0 / lay.cells)  # reads the sums: the mean
         self.roles = p["value_role"][np.minimum(np.arange(lay.rows), ROLES - 1)]
         self.seat_onehot = np.eye(lay.max_seats, dtype=np.float32)
+        # no row pads an absent seat: every row plays, the seat count is the bound one (read-only, shared)
+        self._all_present = np.ones((256, lay.rows), dtype=np.float32)
+        self._count = np.repeat(self.seat_onehot[lay.rows - 1:lay.rows], 256, axis=0)
+        self._all_present.flags.writeable = self._count.flags.writeable = False
         heads = [("policy.weight", p["policy.bias"]), ("value_ctx.weight", p["value_ctx.bias"])]
         self.cell_ids = None
         if "cell_in.weight" in p:
@@ -166,9 +170,11 @@ class SeatPolicyValueNet:
         return logits, values[:, :self.game.num_players]
 
     def _present(self, obs: np.ndarray) -> np.ndarray:
+        """``(B, rows)``: 1 where the row's seat plays (every row when no row pads an absent seat)."""
         lay = self.layout
-        if lay.presence is None:
-            return np.ones((obs.shape[0], lay.rows), dtype=np.float32)
+        if lay.presence is None or lay.rows == lay.num_players:
+            return self._all_present[:len(obs)] if len(obs) <= len(self._all_present) else \
+                np.ones((len(obs), lay.rows), dtype=np.float32)
         return obs[:, lay.presence].sum(axis=2)
 
     def _encode(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
@@ -191,7 +197,10 @@ class SeatPolicyValueNet:
             pooled = [mean, others.max(axis=1)]
         else:
             pooled = [np.zeros((bsz, 2 * e.shape[2]), dtype=np.float32)]
-        count = self.seat_onehot[np.clip(present.sum(axis=1).astype(np.intp), 1, lay.max_seats) - 1]
+        if lay.presence is None or lay.rows == lay.num_players:
+            count = self._count[:bsz] if bsz <= len(self._count) else np.repeat(self._count[:1], bsz, axis=0)
+        else:
+            count = self.seat_onehot[np.clip(present.sum(axis=1).astype(np.intp), 1, lay.max_seats) - 1]
         parts = [e[:, 0], e[:, 1], *pooled, count]
         if "glob.weight" in w:
             g = self.global_take(obs) @ w["glob.weight"]
