@@ -80,15 +80,19 @@ class ActiveConv:
 
     def active(self, x: np.ndarray, bsz: int) -> np.ndarray:
         """The flat indices (over ``(B, rows, cells)``) of the cells whose 3x3 neighbourhood holds a non-zero
-        value, from :meth:`channels_last`'s output."""
+        value, from :meth:`channels_last`'s output: the non-zero cells' patches, marked."""
         mass = (x[:-1] if self.nonnegative else np.abs(x[:-1])) @ self._ones
-        pad = np.zeros((bsz * self.rows, self.height + 2, self.width + 2), dtype=np.float32)
-        pad[:, 1:-1, 1:-1] = mass.reshape(-1, self.height, self.width)
-        m = pad[:, :, :-2] + pad[:, :, 1:-1]
-        m += pad[:, :, 2:]
-        d = m[:, :-2] + m[:, 1:-1]
-        d += m[:, 2:]
-        return np.flatnonzero(d)
+        hot = np.flatnonzero(mass)
+        mark = np.zeros(len(x), dtype=bool)
+        if bsz == 1:
+            mark[self.patch[hot]] = True
+        else:
+            per = self.rows * self.cells
+            b, rc = np.divmod(hot, per)
+            idx = self.patch[rc]
+            mark[np.where(idx < 0, -1, idx + (b * per)[:, None])] = True
+        mark[-1] = False  # past the edge
+        return np.flatnonzero(mark)
 
     def __call__(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(active, features, sums)`` for a batch of flat observations: ``active`` the flat indices of the

@@ -218,13 +218,20 @@ class SeatPolicyValueNet:
         for k, sl in enumerate(self.cell_ids):
             logits[:, sl] = idle[:, k:k + 1]
         active, h, _sums = cells
-        b, rc = np.divmod(active, conv.rows * conv.cells)
-        own = np.flatnonzero(rc < conv.cells)  # the observer's row
-        b, c = b[own], rc[own]
-        z = h[own] @ w["cell_in.weight"]
-        z += ctx[b] if len(ctx) > 1 else ctx
+        if len(ctx) == 1:  # the observer's row comes first
+            own = int(np.searchsorted(active, conv.cells))
+            b, c, h = 0, active[:own], h[:own]
+        else:
+            b, c = np.divmod(active, conv.rows * conv.cells)
+            own = np.flatnonzero(c < conv.cells)  # the observer's row
+            b, c, h = b[own], c[own], h[own]
+        z = h @ w["cell_in.weight"]
+        z += ctx[b]
         z = _relu(z) @ w["cell_out.weight"] + p["cell_out.bias"]
-        logits[b[:, None], self.cell_starts + c[:, None]] = z
+        if len(ctx) == 1:
+            logits[0, self.cell_starts + c[:, None]] = z
+        else:
+            logits[b[:, None], self.cell_starts + c[:, None]] = z
 
     def _action_scores(self, obs: np.ndarray, trunk: np.ndarray) -> np.ndarray:
         """The action head's term ``(B, len(actions))`` (as :meth:`PolicyValueNet.action_scores`); ``trunk``
@@ -232,7 +239,8 @@ class SeatPolicyValueNet:
         p, w = self.params, self.w
         z = trunk[:, None] + self.action_items
         for gather, weight, index in self.action_inputs:
-            z += (obs[:, gather] @ weight)[:, index]
+            x = obs[0][gather][None] if len(obs) == 1 else obs[:, gather]
+            z += (x @ weight)[:, index]
         z = _relu(z) @ w["action_mid.weight"]
         z += p["action_mid.bias"]
         return _relu(z) @ p["action_out.weight"][0] + p["action_out.bias"][0]
