@@ -102,7 +102,8 @@ class SeatLayout:
             array, start, stop = spec.seat_presence
             sl = structure[array][3]
             per_row = (sl.stop - sl.start) // self.rows
-            self.presence = (sl.start + np.arange(self.rows)[:, None] * per_row + np.arange(start, stop)).astype(np.intp)
+            rows = sl.start + np.arange(self.rows)[:, None] * per_row
+            self.presence = (rows + np.arange(start, stop)).astype(np.intp)
         self._cells(spec, game.num_actions)
 
     def _boards(self, name: str, seat_boards: list, global_boards: list) -> None:

@@ -89,7 +89,7 @@ class SeatPolicyValueNet:
         """The weights as the numpy forward uses them: transposed for ``x @ w``, the matrices that read the
         trunk side by side (one product), constant terms folded in."""
         p, lay = self.params, self.layout
-        w = {k: np.ascontiguousarray(v.T) for k, v in p.items() if k.endswith(".weight") and v.ndim == 2}
+        w = {k: np.ascontiguousarray(v.T) for k, v in p.items() if k.endswith(".weight") and v.ndim == 2}  # noqa: PLR2004
         self.w = w
         self.conv = None
         self.seat_take = _as_slice(lay.seat_index)
