@@ -44,6 +44,8 @@ class ActiveConv:
         self._ones = np.ones(planes, dtype=np.float32)
         # per (row, cell): the rows of channels_last() its 3x3 patch reads, tap by tap (-1: past the edge)
         self.patch = np.concatenate([np.where(nbr < 0, -1, nbr + r * cells) for r in range(rows)]).astype(np.intp)
+        # per (row, cell): the flat offsets of its value on every plane
+        self.cell_planes = (self.plane_base[:, None, :] + np.arange(cells)[None, :, None]).reshape(rows * cells, planes)
 
     def _plane_runs(self) -> list[tuple[str, int, int]]:
         """Runs of consecutive planes: ``("shared", start, k)`` (the same planes for every row) or
@@ -64,51 +66,56 @@ class ActiveConv:
             p += k
         return runs
 
-    def channels_last(self, obs: np.ndarray) -> np.ndarray:
-        """``(B * rows * cells + 1, planes)``: every seat row's board planes cell by cell, then a zero row
-        (what a 3x3 patch reads past the board's edge)."""
+    def mass(self, obs: np.ndarray) -> np.ndarray:
+        """``(B * rows * cells,)``: per cell, the sum of its values over the planes (of their absolute values
+        unless ``nonnegative``), read plane by plane (the flat vector's order)."""
         bsz, cells, rows = obs.shape[0], self.cells, self.rows
-        x = np.empty((bsz * rows * cells + 1, self.planes), dtype=np.float32)
-        x[-1] = 0
-        grid = x[:-1].reshape(bsz, rows, cells, self.planes)
-        p = 0
+        out = None
         for kind, start, k in self._runs:
             n = 1 if kind == "shared" else rows
-            grid[:, :, :, p:p + k] = obs[:, start:start + n * k * cells].reshape(bsz, n, k, cells).transpose(0, 1, 3, 2)
-            p += k
-        return x
+            x = obs[:, start:start + n * k * cells]
+            m = self._ones[:k] @ (x if self.nonnegative else np.abs(x)).reshape(bsz, n, k, cells)
+            out = m if out is None else out + m
+        return np.broadcast_to(out, (bsz, rows, cells)).reshape(-1)
 
-    def active(self, x: np.ndarray, bsz: int) -> np.ndarray:
-        """The flat indices (over ``(B, rows, cells)``) of the cells whose 3x3 neighbourhood holds a non-zero
-        value, from :meth:`channels_last`'s output: the non-zero cells' patches, marked."""
-        mass = (x[:-1] if self.nonnegative else np.abs(x[:-1])) @ self._ones
-        hot = np.flatnonzero(mass)
-        mark = np.zeros(len(x), dtype=bool)
+    def patches(self, cells: np.ndarray, bsz: int) -> np.ndarray:
+        """``(len(cells), 9)``: the flat cells (over ``(B, rows, cells)``) of each cell's 3x3 patch, -1 past
+        the edge."""
         if bsz == 1:
-            mark[self.patch[hot]] = True
-        else:
-            per = self.rows * self.cells
-            b, rc = np.divmod(hot, per)
-            idx = self.patch[rc]
-            mark[np.where(idx < 0, -1, idx + (b * per)[:, None])] = True
+            return self.patch[cells]
+        per = self.rows * self.cells
+        b, rc = np.divmod(cells, per)
+        idx = self.patch[rc]
+        return np.where(idx < 0, -1, idx + (b * per)[:, None])
+
+    def grow(self, cells: np.ndarray, bsz: int) -> np.ndarray:
+        """The flat cells within one step (3x3) of ``cells``, sorted."""
+        mark = np.zeros(bsz * self.rows * self.cells + 1, dtype=bool)
+        mark[self.patches(cells, bsz)] = True
         mark[-1] = False  # past the edge
         return np.flatnonzero(mark)
 
     def __call__(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(active, features, sums)`` for a batch of flat observations: ``active`` the flat indices of the
         active cells in ``(B, rows, cells)`` (sorted), ``features (A, out)`` their ReLU outputs, ``sums (B, rows,
-        out)`` the sum of the outputs over every cell of each row's board (the others count ``relu(bias)``)."""
-        bsz = obs.shape[0]
-        x = self.channels_last(obs)
-        k = self.active(x, bsz)
+        out)`` the sum of the outputs over every cell of each row's board (the others count ``relu(bias)``).
+
+        Only the cells the active cells' patches read are copied cell by cell (channels last)."""
+        bsz, size = obs.shape
+        k = self.grow(np.flatnonzero(self.mass(obs)), bsz)
+        need = self.grow(k, bsz)
+        per = self.rows * self.cells
         if bsz == 1:
-            idx = self.patch[k]
+            idx = self.cell_planes[need]
         else:
-            per = self.rows * self.cells
-            b, rc = np.divmod(k, per)
-            idx = self.patch[rc]
-            idx = np.where(idx < 0, -1, idx + (b * per)[:, None])
-        h = np.take(x, idx, axis=0).reshape(len(k), -1) @ self.weight
+            b, rc = np.divmod(need, per)
+            idx = self.cell_planes[rc] + (b * size)[:, None]
+        x = np.empty((len(need) + 1, self.planes), dtype=np.float32)
+        x[:-1] = obs.reshape(-1)[idx]
+        x[-1] = 0
+        local = np.full(bsz * per + 1, len(need), dtype=np.intp)  # the last entry (past the edge): the zero row
+        local[need] = np.arange(len(need))
+        h = np.take(x, local[self.patches(k, bsz)], axis=0).reshape(len(k), -1) @ self.weight
         h += self.bias
         np.maximum(h, 0, out=h)
         groups = (k // self.cells) == np.arange(bsz * self.rows)[:, None]  # (B * rows, A)
