@@ -16,10 +16,12 @@ class ActiveConv:
     """The convolution of every seat row's board planes (``board_index (rows, planes, cells)`` of a
     :class:`~meeplezoo.agents.seat_layout.SeatLayout`) on a ``height x width`` grid, with torch's weight
     ``(out, planes, 3, 3)`` and bias; ``nonnegative``: the planes hold no negative values (declared lows >= 0),
-    so summing them finds the non-zero cells without taking absolute values."""
+    so summing them finds the non-zero cells without taking absolute values; ``support`` (a bool per plane):
+    the planes whose non-zero cells cover those of every plane (declared by the game), the only ones read
+    to find them."""
 
     def __init__(self, board_index: np.ndarray, height: int, width: int, weight: np.ndarray,
-                 bias: np.ndarray, nonnegative: bool = False) -> None:
+                 bias: np.ndarray, nonnegative: bool = False, support: np.ndarray | None = None) -> None:
         rows, planes, cells = board_index.shape
         if cells != height * width:
             raise ValueError(f"board index of {cells} cells for a {height}x{width} grid")
@@ -39,6 +41,13 @@ class ActiveConv:
         self.bias = np.asarray(bias, dtype=np.float32)
         self.idle = np.maximum(self.bias, 0)  # the output of a cell with an empty neighbourhood
         self._runs = self._plane_runs()
+        # per run of planes: the ones to read for the non-zero cells (None: all of them)
+        support = np.ones(planes, dtype=bool) if support is None else np.asarray(support, dtype=bool)
+        self._support, p = [], 0
+        for _kind, _start, k in self._runs:
+            sel = np.flatnonzero(support[p:p + k])
+            self._support.append(None if len(sel) == k else sel)
+            p += k
         self.height, self.width = height, width
         self.nonnegative = bool(nonnegative)
         self._ones = np.ones(planes, dtype=np.float32)
@@ -71,10 +80,12 @@ class ActiveConv:
         unless ``nonnegative``), read plane by plane (the flat vector's order)."""
         bsz, cells, rows = obs.shape[0], self.cells, self.rows
         out = None
-        for kind, start, k in self._runs:
+        for (kind, start, k), sel in zip(self._runs, self._support):
             n = 1 if kind == "shared" else rows
-            x = obs[:, start:start + n * k * cells]
-            m = self._ones[:k] @ (x if self.nonnegative else np.abs(x)).reshape(bsz, n, k, cells)
+            x = obs[:, start:start + n * k * cells].reshape(bsz, n, k, cells)
+            if sel is not None:
+                x = x[:, :, sel]
+            m = self._ones[:x.shape[2]] @ (x if self.nonnegative else np.abs(x))
             out = m if out is None else out + m
         return np.broadcast_to(out, (bsz, rows, cells)).reshape(-1)
 

@@ -53,6 +53,17 @@ def check_seat_config(config: Any, source: str = "seat network") -> dict[str, in
     return out
 
 
+def _support(spec: Any, name: str) -> np.ndarray:
+    """Per plane of the board ``name`` (a stack: of one member): whether it is a declared support plane."""
+    block = spec.blocks[spec.stacks[name][0][0]] if name in spec.stacks else spec.blocks[name]
+    planes = block.shape[0] if len(block.shape) == 3 else 1  # noqa: PLR2004 - (planes, rows, cols)
+    out = np.ones(planes, dtype=bool)
+    if block.support is not None:
+        out[:] = False
+        out[list(block.support)] = True
+    return out
+
+
 @dataclass(frozen=True)
 class CellRun:
     """Actions ``start .. start + cells - 1``, one per cell of the observer's board (row-major)."""
@@ -88,12 +99,12 @@ class SeatLayout:
             if name in seats:
                 per_row = (sl.stop - sl.start) // self.rows
                 idx = sl.start + np.arange(self.rows)[:, None] * per_row + np.arange(per_row)
-                (seat_boards if name in boards else flat_seat).append((idx, shape[1:]))
+                (seat_boards if name in boards else flat_seat).append((idx, shape[1:], _support(spec, name)))
             elif name in boards:
-                global_boards.append((np.arange(sl.start, sl.stop), shape))
+                global_boards.append((np.arange(sl.start, sl.stop), shape, _support(spec, name)))
             else:
                 glob.append(np.arange(sl.start, sl.stop))
-        self.seat_index = (np.concatenate([i for i, _ in flat_seat], axis=1) if flat_seat
+        self.seat_index = (np.concatenate([i for i, _, _ in flat_seat], axis=1) if flat_seat
                            else np.zeros((self.rows, 0), dtype=np.intp)).astype(np.intp)
         self.global_index = (np.concatenate(glob) if glob else np.zeros(0)).astype(np.intp)
         self._boards(game.name, seat_boards, global_boards)
@@ -108,20 +119,22 @@ class SeatLayout:
 
     def _boards(self, name: str, seat_boards: list, global_boards: list) -> None:
         """``board_index (rows, planes, cells)``: per seat row, its board planes then the shared ones."""
-        grids = {tuple(s[-2:]) for _, s in seat_boards} | {tuple(s[-2:]) for _, s in global_boards}
+        grids = {tuple(s[-2:]) for _, s, _ in seat_boards} | {tuple(s[-2:]) for _, s, _ in global_boards}
         self.height = self.width = 0
-        self.board_index = None
+        self.board_index = self.support = None
         if not seat_boards:  # boards that belong to no seat: the rest reads them flat
-            self.global_index = np.sort(np.concatenate([self.global_index, *[i for i, _ in global_boards]]))
+            self.global_index = np.sort(np.concatenate([self.global_index, *[i for i, _, _ in global_boards]]))
             return
         if len(grids) != 1:
             raise ValueError(f"{name}: a seat network needs every board on one grid, got {sorted(grids)}")
         self.height, self.width = grids.pop()
         cells = self.height * self.width
-        parts = [idx.reshape(self.rows, -1, cells) for idx, _ in seat_boards]
+        parts = [idx.reshape(self.rows, -1, cells) for idx, _, _ in seat_boards]
         parts += [np.broadcast_to(idx.reshape(1, -1, cells), (self.rows, len(idx) // cells, cells))
-                  for idx, _ in global_boards]
+                  for idx, _, _ in global_boards]
         self.board_index = np.concatenate(parts, axis=1).astype(np.intp)
+        #: per board plane: whether it is among its board's support planes (where the non-zero cells show)
+        self.support = np.concatenate([sup for _, _, sup in seat_boards + global_boards])
 
     def _cells(self, spec: Any, num_actions: int) -> None:
         runs = []

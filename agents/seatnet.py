@@ -99,7 +99,7 @@ class SeatPolicyValueNet:
         if "board.weight" in p:
             nonnegative = all(b.low >= 0 for b in self.game.observation_spec.blocks.values() if b.spatial)
             self.conv = ActiveConv(lay.board_index, lay.height, lay.width, p["board.weight"], p["board.bias"],
-                                   nonnegative)
+                                   nonnegative, lay.support)
             self.seat_board = w["seat.weight"][fs:] * np.float32(1.0 / lay.cells)  # reads the sums: the mean
         self.roles = p["value_role"][np.minimum(np.arange(lay.rows), ROLES - 1)]
         self.seat_onehot = np.eye(lay.max_seats, dtype=np.float32)

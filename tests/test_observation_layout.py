@@ -246,3 +246,22 @@ def test_kerala_cell_actions_name_legal_cells():
             assert all(plane[c] > 0 for c in cells), run.name
         state.apply(legal[int(rng.integers(len(legal)))])
     assert seen > 0
+
+
+@pytest.mark.parametrize("options", [{}, {"derived_features": True}])
+def test_kerala_platform_support_planes_cover_every_value(options):
+    """A platform's declared support planes (occupied, legal) are non-zero wherever any plane is."""
+    for n in (2, 4):
+        game = make_game("kerala", n, **options)
+        support = list(game.observation_spec.blocks["platform_0"].support)
+        state, rng = _random_state(game, 5 + n, 0)
+        step = 0
+        while not state.is_terminal():
+            if step % 5 == 0:
+                for p in range(n):
+                    platforms = game.observation_spec.views(state.observe(p))["platforms"]
+                    anything = (platforms != 0).any(axis=1)
+                    assert np.array_equal(anything, (platforms[:, support] != 0).any(axis=1)), (n, step, p)
+            legal = state.legal_actions()
+            state.apply(legal[int(rng.integers(len(legal)))])
+            step += 1

@@ -51,6 +51,9 @@ class Block:
     spatial: bool = False
     #: the leading axis is one row per seat, the observer first (see :meth:`ObservationSpec.seat_names`)
     seats: bool = False
+    #: a board's planes (leading index) whose non-zero cells cover every non-zero cell of the block (None:
+    #: all of them): a network may look for the occupied cells on these planes alone
+    support: tuple[int, ...] | None = None
 
     @property
     def size(self) -> int:
@@ -157,16 +160,22 @@ class ObservationSpec:
 
     def add(self, name: str, shape: int | tuple[int, ...], doc: str = "", low: float = 0.0,
             high: float = 1.0, *, spatial: bool = False, seats: bool = False,
-            seat_presence: tuple[int, int] | None = None) -> slice:
+            seat_presence: tuple[int, int] | None = None, support: tuple[int, ...] | None = None) -> slice:
         """Append block ``name``; ``spatial``: its last two dims are a board's grid of cells; ``seats``: its
         leading axis is one row per seat, observer first; ``seat_presence=(start, stop)``: where a row shows
-        that its seat plays (see :attr:`seat_presence`)."""
+        that its seat plays (see :attr:`seat_presence`); ``support``: the planes of a board of planes whose
+        non-zero cells cover all of its non-zero cells (see :class:`Block`)."""
         if name in self.blocks or name in self.stacks:
             raise ValueError(f"duplicate observation block {name!r}")
         shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(x) for x in shape)
         if spatial and len(shape) < 2:  # noqa: PLR2004 - a grid has two dims
             raise ValueError(f"block {name!r}: a spatial block needs at least two dims, got shape {shape}")
-        block = Block(name, shape, self.size, float(low), float(high), doc, bool(spatial), bool(seats))
+        if support is not None:
+            support = tuple(int(i) for i in support)
+            if not spatial or len(shape) != 3 or not all(0 <= i < shape[0] for i in support):  # noqa: PLR2004
+                raise ValueError(f"block {name!r}: support names planes of a spatial (planes, rows, cols) block, "
+                                 f"got {support} for shape {shape}")
+        block = Block(name, shape, self.size, float(low), float(high), doc, bool(spatial), bool(seats), support)
         self.blocks[name] = block
         self.size = block.stop
         if seat_presence is not None:

@@ -97,6 +97,7 @@ if TYPE_CHECKING:
     from .state import KeralaGame, KeralaState, PlatformScore
 
 BOARD_PLANES = 20  # planes 0-19: what the platform shows
+PLANE_OCCUPIED = 5  # every value of a platform lies on an occupied cell or a cell the decision may name
 PLANE_LEGAL = 20
 PLANE_KEPT = 21  # derived features only
 PLANE_AREA = 22  # derived features only
@@ -174,7 +175,7 @@ class KeralaObserver(Observer):
         derived = " (21: kept area, 22: area tiles / 10)" if planes == PLANES_DERIVED else ""
         for i in range(n):
             spec.add(f"platform_{i}", (planes, side, side), f"seat {i}'s platform (0: the observer), planes as in "
-                     "`platforms`", spatial=True)
+                     "`platforms`", spatial=True, support=(PLANE_OCCUPIED, PLANE_LEGAL))
         spec.add("pending_cell", (side, side), "the stack chosen as move-tile source (or just moved)", spatial=True)
         feats = num_player_features(game)
         extra = ("; areas per colour / 5 (5), score parts: symbols / 60, edges / 10, removed / 40, missing "
