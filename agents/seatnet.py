@@ -43,6 +43,16 @@ def _relu(x: np.ndarray) -> np.ndarray:
     return np.maximum(x, 0, out=x)
 
 
+def _stride(index: np.ndarray, items: int) -> int:
+    """``s`` where action ``j`` reads item ``(j // s) % items`` (its index is one axis of the actions in C
+    order), else 0."""
+    n = len(index)
+    for s in range(1, n + 1):
+        if n % (s * items) == 0 and np.array_equal(index, (np.arange(n) // s) % items):
+            return s
+    return 0
+
+
 def _as_slice(index: np.ndarray) -> Any:
     """A function taking ``obs[:, index]`` from a batch: a slice (a view) where the indices are consecutive."""
     flat = index.reshape(-1)
@@ -119,7 +129,7 @@ class SeatPolicyValueNet:
             heads.append(("action_trunk.weight", p["action_trunk.bias"]))
             af = self.action_features
             self.action_items = sum(p[f"action_items.{f.name}"][f.index] for f in af.factors if f.gather is None)
-            self.action_inputs = [(f.gather, w[f"action_inputs.{f.name}.weight"], f.index)
+            self.action_inputs = [(f.gather, w[f"action_inputs.{f.name}.weight"], f.index, _stride(f.index, f.items))
                                   for f in af.factors if f.gather is not None]
         self.head_w = np.ascontiguousarray(np.concatenate([w[k] for k, _ in heads], axis=1))
         self.head_b = np.concatenate([bias for _, bias in heads])
@@ -238,9 +248,15 @@ class SeatPolicyValueNet:
         is the action trunk layer's output, its bias included."""
         p, w = self.params, self.w
         z = trunk[:, None] + self.action_items
-        for gather, weight, index in self.action_inputs:
-            x = obs[0][gather][None] if len(obs) == 1 else obs[:, gather]
-            z += (x @ weight)[:, index]
+        bsz, n, hid = z.shape
+        for gather, weight, index, stride in self.action_inputs:
+            x = obs[0][gather][None] if bsz == 1 else obs[:, gather]
+            items = x @ weight  # (B, items, hid)
+            if stride:  # action j reads item (j // stride) % items: add by broadcasting, no gather
+                k = items.shape[1]
+                z.reshape(bsz, n // (stride * k), k, stride, hid)[...] += items[:, None, :, None, :]
+            else:
+                z += items[:, index]
         z = _relu(z) @ w["action_mid.weight"]
         z += p["action_mid.bias"]
         return _relu(z) @ p["action_out.weight"][0] + p["action_out.bias"][0]
