@@ -78,9 +78,9 @@ def _spec_path(spec: str, cfg: S.Config) -> str | None:
     if name in ("net", "netmcts"):
         return rest.split(":")[0]
     if name == "pretrained":
-        from meeplezoo.agents.pretrained import FOLDER, checkpoint_name
+        from meeplezoo.agents.pretrained import checkpoint_path
 
-        return str(FOLDER / checkpoint_name(cfg.game, cfg.players))
+        return str(checkpoint_path(cfg.game, cfg.players))
     return None
 
 
