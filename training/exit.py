@@ -44,9 +44,10 @@ import numpy as np
 from meeplezoo._version import __version__
 from meeplezoo.agents import make as make_agent
 from meeplezoo.agents.mcts import HeuristicPrior
-from meeplezoo.agents.network import PolicyValueNet, load_network, network_search, seats_to_egocentric
+from meeplezoo.agents.network import NetworkAgent, PolicyValueNet, load_network, network_search, seats_to_egocentric
 
 from . import samples
+from .arena import evaluate, wilson_interval
 from .executor import Executor, check_execution, chunks, imap, make_executor
 from .exit_config import ARCHITECTURES, OPPONENT_KINDS, VALUE_REWARD_MODES, ExItConfig
 from .run import TRAINER_FILE, Run, RunResult, Trainer, cpu_seconds, learner
@@ -277,6 +278,29 @@ class ExItTrainer(Trainer):
             algorithm="exit", version=__version__, iterations=int(p["iteration"]), samples=int(p["samples"]),
             training_cpu_seconds=round(float(p["cpu_seconds"]), 1), seed=self.cfg.seed,
             exit_config=self.cfg.to_json()))
+
+    def evaluate(self, games: int | None = None, executor: Executor | None = None) -> dict[str, float]:
+        """The network alone (greedy) against ``n - 1`` copies of each ``eval_against`` opponent, seats rotated,
+        at every player count of the run: ``vs_SPEC_Np`` per count, and ``vs_SPEC`` (with its interval) the
+        share of first places (ties split) over the games of all counts."""
+        cfg = self.cfg
+        if len(cfg.counts) == 1:
+            return super().evaluate(games, executor)
+        seed = cfg.seed + self.eval_offset + int(self.progress[self.step_key])
+        agent = NetworkAgent(self.numpy_net())
+        out: dict[str, float] = {}
+        pooled: dict[str, tuple[float, int]] = {}
+        for n in cfg.counts:
+            res = evaluate(agent, cfg.count_game(n), list(cfg.eval_against), cfg.eval_games if games is None else games,
+                           seed=seed + 101 * n, executor=executor)
+            for spec, st in res.items():
+                out[f"vs_{spec}_{n}p"] = st.win_rate
+                wins, played = pooled.get(spec, (0.0, 0))
+                pooled[spec] = (wins + st.wins, played + st.games)
+        for spec, (wins, played) in pooled.items():
+            out[f"vs_{spec}"] = wins / played if played else 0.0
+            out[f"ci_low_{spec}"], out[f"ci_high_{spec}"] = wilson_interval(wins, played)
+        return out
 
     # -- the algorithm ----------------------------------------------------------------------------------------
     def _train(self, data: dict[str, np.ndarray], epochs: int, seed: int) -> dict[str, float]:
