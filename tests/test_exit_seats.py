@@ -121,3 +121,59 @@ def test_configs_of_several_counts():
         ExItConfig(game="asara", seat_widths={"trunk_hidden": 8})
     with pytest.raises(ValueError, match="--algo distill trains at one player count"):
         config_from_args(build_parser().parse_args(["train", "asara", "--algo", "distill", "--players", "2,3"]))
+
+
+def test_self_play_draws_each_games_count_and_gives_the_same_samples_for_any_worker_count(tmp_path):
+    from meeplezoo.training.exit import game_players, generate
+
+    cfg = _cfg(player_counts=(2, 3, 4), explore_moves=2)
+    seeds = list(range(100, 106))
+    drawn = [game_players(cfg, s) for s in seeds]
+    assert set(drawn) == {2, 3, 4} and drawn == [game_players(cfg, s) for s in seeds]
+    trainer = ExItTrainer(cfg, tmp_path / "g", tensorboard=False, verbose=0)
+    path = str(trainer.numpy_net().save(tmp_path / "n.zip"))
+    inline = generate(cfg, "selfplay", seeds, path, workers=1)
+    pooled = generate(cfg, "selfplay", seeds, path, workers=2)
+    for k in samples.SAMPLE_KEYS:
+        np.testing.assert_array_equal(inline[k], pooled[k])
+    assert sorted(set(inline["players"].tolist())) == sorted(set(drawn)) and inline["z"].shape[1] == 4
+    assert generate(cfg, "imitation", seeds[:2])["players"].tolist() != []
+
+
+def test_the_command_line_trains_a_seat_network_that_plays_three_players_and_resumes(tmp_path, capsys):
+    from meeplezoo.agents import make
+    from meeplezoo.cli import main
+    from meeplezoo.training.arena import play_match
+
+    out = tmp_path / "run"
+    widths = {"channels": 2, "seat_hidden": 4, "global_hidden": 4, "trunk_hidden": 8, "cell_hidden": 2,
+              "value_hidden": 2, "action_hidden": 0}
+    argv = ["train", "kerala", "--algo", "exit", "--architecture", "seatnet", "--players", "2,3", "--iterations", "1",
+            "--games-per-iteration", "2", "--sims", "2", "--explore-moves", "0", "--eval-games", "0", "--epochs", "1",
+            "--exit-opponents", "self:1", "--no-tensorboard", "--quiet", "--out", str(out),
+            *(a for k, v in widths.items() for a in ("--seat-width", f"{k}={v}"))]
+    assert main(argv) == 0
+    net = load_network(out / "final.zip", num_players=3)
+    assert isinstance(net, SeatPolicyValueNet) and net.seat_counts == (2, 3) and net.game.num_players == 3
+    with np.load(out / "buffer.npz") as buf:
+        assert set(buf["players"].tolist()) == {2, 3}
+    game = make_game("kerala", 3)
+    agents = [make(f"net:{out / 'final.zip'}", game, seed=1), make("random", seed=2), make("random", seed=3)]
+    assert sorted(play_match(game, agents, 5).placements)[0] == 0
+    argv[argv.index("--iterations") + 1] = "2"
+    assert main(argv) == 0  # the same command with more iterations continues the run
+    assert '"iteration": 2' in (out / "progress.json").read_text()
+    assert load_network(out / "final.zip").metadata["iterations"] == 2  # noqa: PLR2004
+
+
+def test_a_resumed_seat_network_run_continues_exactly(tmp_path):
+    cfg = _cfg(player_counts=(2, 3), iterations=2, games_per_iteration=3)
+    whole = ExItTrainer(cfg, tmp_path / "a", tensorboard=False, verbose=0)
+    whole.run()
+    first = ExItTrainer(cfg, tmp_path / "b", tensorboard=False, verbose=0)
+    first.run(iterations=1)
+    again = ExItTrainer(cfg, tmp_path / "b", tensorboard=False, verbose=0)
+    again.run()
+    a, b = whole.net.arrays(), again.net.arrays()
+    assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+    assert whole.progress["samples"] == again.progress["samples"]

@@ -179,7 +179,7 @@ def _concat(parts: Sequence[dict[str, np.ndarray]], game: Any) -> dict[str, np.n
 def _worker_games(job: dict[str, Any]) -> dict[str, np.ndarray]:
     """Play the games of one job (a worker's share of an iteration): picklable, numpy only."""
     cfg = ExItConfig.from_json(job["config"])
-    game = cfg.make_game()
+    game = cfg.count_game(job.get("players", cfg.num_players))
     if job["kind"] == "imitation":
         return _concat([imitation_game(cfg, s, game) for s in job["seeds"]], game)
     net = load_network(job["net"], game)
@@ -198,21 +198,34 @@ def make_pool(workers: int, backend: str = "process", address: str | None = None
 
 def generate(cfg: ExItConfig, kind: str, seeds: Sequence[int], net_path: str | None = None,
              snapshots: Sequence[str] = (), workers: int = 1, pool: Executor | None = None) -> dict[str, np.ndarray]:
-    """The samples of the games on ``seeds`` (``kind`` ``"selfplay"`` or ``"imitation"``), in seed order.
+    """The samples of the games on ``seeds`` (``kind`` ``"selfplay"`` or ``"imitation"``), in seed order (with
+    several player counts: by count, each in seed order).
 
-    The games are split into at most :data:`GENERATE_JOBS` contiguous jobs (a split that depends on the
-    number of games alone), played one per worker at a time on ``pool`` (an executor) or ``workers``
-    processes, a new job starting as soon as any ends; every game is seeded by its own seed, so the result
-    is the same for any worker count.
+    Each game's player count is drawn from the config's counts by its seed alone (:func:`game_players`).  The
+    games of each count are split into at most :data:`GENERATE_JOBS` contiguous jobs (a split that depends on
+    the games alone), played one per worker at a time on ``pool`` (an executor) or ``workers`` processes, a
+    new job starting as soon as any ends; every game is seeded by its own seed, so the result is the same for
+    any worker count.
     """
-    jobs = [{"config": cfg.to_json(), "kind": kind, "seeds": part, "net": net_path, "snapshots": list(snapshots)}
-            for part in chunks([int(s) for s in seeds], GENERATE_JOBS)]
+    by_count: dict[int, list[int]] = {}
+    for s in seeds:
+        by_count.setdefault(game_players(cfg, int(s)), []).append(int(s))
+    jobs = [{"config": cfg.to_json(), "kind": kind, "seeds": part, "net": net_path, "snapshots": list(snapshots),
+             "players": n} for n in sorted(by_count) for part in chunks(by_count[n], GENERATE_JOBS)]
     if pool is not None:
         parts = list(imap(pool, _worker_games, jobs))
     else:
         with make_executor(workers, who="exit") as ex:
             parts = list(imap(ex, _worker_games, jobs))
     return _concat(parts, cfg.make_game())
+
+
+def game_players(cfg: ExItConfig, seed: int) -> int:
+    """The player count of the game on ``seed``: one of ``cfg.counts``, uniformly, by the seed alone."""
+    counts = cfg.counts
+    if len(counts) == 1:
+        return counts[0]
+    return int(counts[int(np.random.default_rng([int(seed), 0x5EA7]).integers(len(counts)))])
 
 
 # -- the trainer ------------------------------------------------------------------------------------------------
