@@ -1,23 +1,30 @@
 """Strength of learned networks against the heuristics: the network alone and the search guided by it.
 
-For every 2-player configuration (Kerala, Haus der Sonne base and tactical, Hawaii, Asara base and
-professional) the agent ``net:CHECKPOINT`` (greedy, no search) and, with ``--search``,
-``netmcts:CHECKPOINT:time=0.5`` play the heuristic, seats alternated on duplicated deals (the deals of
-``search_strength.py``).  ``--checkpoint`` is a pattern with ``{game}`` and ``{key}`` (the configuration
-key), by default the expert-iteration run directories ``runs/exit/{key}/best.zip``.  Configurations
-without a checkpoint are skipped with a note.
+For every configuration (Kerala, Haus der Sonne base and tactical, Hawaii, Asara base and professional) at
+each player count of ``--players`` (default 2; ``--players 2,3,4,5``: every count each game plays) the agent
+``net:CHECKPOINT`` (greedy, no search) and, with ``--search``, ``netmcts:CHECKPOINT:time=0.5`` play
+``n - 1`` copies of the heuristic, the agent's seat rotated over every seat of each duplicated deal (the
+deals of ``search_strength.py``).  A game's first places share one win (``win`` is 1/k for each of k tied
+firsts), ``win_rate`` is the agent's share of first places, its interval the 95% Wilson interval; the
+baseline is 1/n.  ``--checkpoint`` is a pattern with ``{game}`` and ``{key}`` (the configuration key, such
+as ``kerala-3``), by default the expert-iteration run directories ``runs/exit/{key}/best.zip``; a seat network
+plays every count from one file (``--checkpoint runs/exit/kerala/best.zip --players 2,3,4,5``).
+Configurations without a checkpoint are skipped with a note.
 
 Every finished game is one JSON line in ``--matches`` (read back to resume), with the sha256 of the
 checkpoint it played and that checkpoint's training CPU hours (from its own metadata).  The summary rows
-(``game``, ``players``, ``agent``, ``opponent``, ``games``, ``wins``, ``win_rate``, ``ci_low``,
-``ci_high``, ``seconds_per_decision``, ``training_cpu_hours``, ``checkpoint_sha256``, ``superseded``,
-...) are rewritten to ``--json`` after each game: one row per agent spec *and checkpoint*, so games of a
-network that has since been replaced (a new ``pretrained`` file, a retrained ``runs/.../best.zip``) stay
-in the file as their own rows, marked ``superseded: true``, and are never counted with the new one's.
+(``game``, ``players``, ``agent``, ``opponent``, ``games``, ``wins`` (first places, ties split),
+``win_rate``, ``ci_low``, ``ci_high``, ``seconds_per_decision``, ``training_cpu_hours``,
+``checkpoint_sha256`` and its prefix ``checkpoint``, ``superseded``, ...) are rewritten to ``--json`` after
+each game: one row per agent spec *and checkpoint*, so games of a network that has since been replaced (a
+new ``pretrained`` file, a retrained ``runs/.../best.zip``) stay in the file as their own rows, marked
+``superseded: true``, and are never counted with the new one's.
 
     .venv/bin/python benchmarks/learned_strength.py --games 200 --search
     .venv/bin/python benchmarks/learned_strength.py --checkpoint pretrained --games 200   # the shipped networks
     .venv/bin/python benchmarks/learned_strength.py --config haus_der_sonne-2 --checkpoint runs/hds/best.zip
+    .venv/bin/python benchmarks/learned_strength.py --players 3,4,5 --config kerala-3 --config kerala-4 \
+        --config kerala-5 --checkpoint runs/exit/kerala/best.zip     # a seat network at 3, 4 and 5 players
     # two processes sharing the games (and the files) of one configuration
     .venv/bin/python benchmarks/learned_strength.py --config asara-2 --checkpoint pretrained --shard 0/2 &
     .venv/bin/python benchmarks/learned_strength.py --config asara-2 --checkpoint pretrained --shard 1/2
@@ -34,17 +41,39 @@ from typing import Any
 
 import search_strength as S
 
-from meeplezoo.agents.network import read_network_metadata
+from meeplezoo.agents.network import load_network
 from meeplezoo.agents.pretrained import available
+from meeplezoo.agents.seat_layout import SEAT_ARCHITECTURE
+from meeplezoo.registry import game_class
 from meeplezoo.training.league_storage import file_sha256
 
 TWO_PLAYER = [c for c in S.CONFIGS if c.players == 2]  # noqa: PLR2004
 DEFAULT_PATTERN = os.path.join("runs", "exit", "{key}", "best.zip")
+#: the characters of a checkpoint's sha256 in a row's ``checkpoint``
+SHA_PREFIX = 12
+
+
+def configs_at(counts: list[int]) -> list[S.Config]:
+    """The configurations (those of :data:`TWO_PLAYER`) at each player count of ``counts`` its game plays,
+    keyed ``<name>-<players>`` (``kerala-3``)."""
+    out = []
+    for n in counts:
+        for c in TWO_PLAYER:
+            cls = game_class(c.game)
+            if cls.min_players <= n <= cls.max_players:
+                out.append(S.Config(f"{c.key.rsplit('-', 1)[0]}-{n}", c.game, n, dict(c.rules)))
+    return out
+
+
+def _metadata(path: str) -> dict[str, Any]:
+    from meeplezoo.agents.checkpoint import read_metadata_member
+
+    return read_metadata_member(path, "network checkpoint")
 
 
 def training_cpu_hours(path: str) -> float | None:
     """The CPU hours the checkpoint's trainer recorded (None if it did not)."""
-    meta = read_network_metadata(path)
+    meta = _metadata(path)
     secs = meta.get("training_cpu_seconds")
     return round(float(secs) / 3600, 3) if isinstance(secs, (int, float)) else None
 
@@ -54,9 +83,10 @@ def untrained_copy(path: str, folder: str) -> str:
     (torch seed 0), written once to ``folder``: the untrained prior the trained one is compared with."""
     from meeplezoo.agents.network import PolicyValueNet
 
-    net = PolicyValueNet.load(path)
+    net = load_network(path)
     meta = net.metadata
-    name = f"{meta['game']}-{meta['num_players']}p-untrained.zip"
+    seat = meta["architecture"] == SEAT_ARCHITECTURE
+    name = f"{meta['game']}-{'seatnet' if seat else str(meta['num_players']) + 'p'}-untrained.zip"
     out = os.path.join(folder, name)
     if not os.path.isfile(out):
         import torch
@@ -66,8 +96,16 @@ def untrained_copy(path: str, folder: str) -> str:
         os.makedirs(folder, exist_ok=True)
         torch.manual_seed(0)
         g = net.game
-        fresh = BlockNet(g.observation_spec, g.num_actions, g.num_players, BlockNetConfig(**net.config))
         untrained = {k: v for k, v in meta.items() if k not in ("training_cpu_seconds", "iterations", "samples")}
+        if seat:
+            from meeplezoo.agents.seatnet import SeatPolicyValueNet
+            from meeplezoo.training.seatnet import SeatNet, SeatNetConfig
+
+            fresh = SeatNet(g, SeatNetConfig(**net.config), net.seat_counts)
+            SeatPolicyValueNet(g, fresh.arrays(), net.config, {**untrained, "untrained": True},
+                               seat_counts=net.seat_counts).save(out)
+            return out
+        fresh = BlockNet(g.observation_spec, g.num_actions, g.num_players, BlockNetConfig(**net.config))
         PolicyValueNet(g, fresh.arrays(), net.config, {**untrained, "untrained": True}).save(out)
     return out
 
@@ -78,9 +116,9 @@ def _spec_path(spec: str, cfg: S.Config) -> str | None:
     if name in ("net", "netmcts"):
         return rest.split(":")[0]
     if name == "pretrained":
-        from meeplezoo.agents.pretrained import FOLDER, checkpoint_name
+        from meeplezoo.agents.pretrained import checkpoint_path
 
-        return str(FOLDER / checkpoint_name(cfg.game, cfg.players))
+        return str(checkpoint_path(cfg.game, cfg.players))
     return None
 
 
@@ -118,6 +156,7 @@ def summary_rows(matches: list[dict[str, Any]], configs: dict[str, S.Config],
         else:
             row["training_cpu_hours"] = training_cpu_hours(path) if now is not None and now == sha else None
         row["checkpoint_sha256"] = sha
+        row["checkpoint"] = sha[:SHA_PREFIX] if sha else None
         row["superseded"] = bool(sha and now and now != sha)
         rows.append(row)
     return rows
@@ -138,8 +177,10 @@ def table(rows: list[dict[str, Any]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--players", default="2", metavar="N[,N...]",
+                   help="player counts (default 2): the network alone against n-1 heuristics at each")
     p.add_argument("--config", action="append", help="only this configuration key (repeatable); keys: "
-                   + ", ".join(c.key for c in TWO_PLAYER))
+                   + ", ".join(c.key for c in TWO_PLAYER) + ", and NAME-N at other counts (kerala-3)")
     p.add_argument("--checkpoint", default=DEFAULT_PATTERN,
                    help="checkpoint path pattern ({game}, {key}), or 'pretrained': the networks shipped in the package")
     p.add_argument("--games", type=int, default=200, help="games per configuration and agent (even)")
@@ -164,7 +205,14 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError
     except ValueError:
         p.error(f"--shard {args.shard!r}: expected K/N with 0 <= K < N, e.g. 1/2")
-    configs = [c for c in TWO_PLAYER if not args.config or c.key in args.config]
+    try:
+        counts = sorted({int(x) for x in args.players.split(",") if x.strip()})
+        if not counts or counts[0] < 2:  # noqa: PLR2004
+            raise ValueError
+    except ValueError:
+        p.error(f"--players {args.players!r}: expected player counts >= 2 such as 2 or 3,4,5")
+    every = configs_at(counts)
+    configs = [c for c in every if not args.config or c.key in args.config]
     unknown = set(args.config or []) - {c.key for c in configs}
     if unknown:
         p.error(f"unknown configuration(s) {sorted(unknown)}")
@@ -198,10 +246,9 @@ def main(argv: list[str] | None = None) -> int:
                 blank = os.path.relpath(untrained_copy(path, os.path.join(S.RESULTS, "untrained")))
                 options = spec.split(":", 2)[2] if spec.startswith("netmcts:") else spec.split(":", 1)[1]
                 if spec.startswith("pretrained:"):
-                    from meeplezoo.agents.network import read_network_metadata as _meta
                     from meeplezoo.agents.pretrained import search_defaults
 
-                    trained = search_defaults(_meta(path))
+                    trained = search_defaults(_metadata(path))
                     given = dict(part.split("=", 1) for part in options.split(":") if "=" in part)
                     options = ":".join([*(f"{k}={v}" for k, v in trained.items() if k not in given), options])
                 plans.append((cfg, f"netmcts:{blank}:{options}", blank))
@@ -217,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
             for cfg, spec, path in plans}
 
     paths = {(cfg.key, spec): path for cfg, spec, path in plans}
-    by_key = {c.key: c for c in TWO_PLAYER}
+    by_key = {c.key: c for c in configs_at(sorted({*counts, *(m["players"] for m in matches)}))}
 
     def summary() -> list[dict[str, Any]]:
         # every (configuration, agent, opponent, checkpoint) in the matches file, also those another process plays

@@ -61,3 +61,34 @@ def test_shards_share_the_games_and_record_the_checkpoint(tmp_path):
     assert (row["games"], row["checkpoint_sha256"], row["superseded"]) == (4, sha, False)
     assert L.main([*common, "--shard", "0/2"]) == 0  # nothing left to play: no game twice
     assert len(matches.read_text().splitlines()) == 4  # noqa: PLR2004
+
+
+def test_rows_at_several_player_counts_rotate_the_seat_and_split_tied_firsts(tmp_path):
+    """``--players 3``: the network alone against two heuristics, its seat over the three seats of each deal,
+    a seat network playing from one file."""
+    import numpy as np
+
+    from meeplezoo.agents.seat_layout import SeatLayout, seatnet_shapes
+    from meeplezoo.agents.seatnet import SeatPolicyValueNet
+    from meeplezoo.registry import make_game
+    from meeplezoo.training.league_storage import file_sha256
+
+    tiny = {"channels": 0, "seat_hidden": 4, "global_hidden": 4, "trunk_hidden": 8, "cell_hidden": 2,
+            "value_hidden": 2, "action_hidden": 0}
+    game = make_game("asara", 3)
+    rng = np.random.default_rng(0)
+    arrays = {k: rng.normal(0, 0.3, s).astype(np.float32) for k, s in seatnet_shapes(SeatLayout(game), tiny).items()}
+    path = SeatPolicyValueNet(game, arrays, tiny, seat_counts=(2, 3, 4)).save(tmp_path / "seat.zip")
+    matches, out = tmp_path / "m.jsonl", tmp_path / "s.json"
+    assert [c.key for c in L.configs_at([3]) if c.game == "asara"] == ["asara-3", "asara_professional-3"]
+    assert L.main(["--players", "3", "--config", "asara-3", "--checkpoint", str(path), "--games", "3",
+                   "--matches", str(matches), "--json", str(out)]) == 0
+    played = [json.loads(line) for line in matches.read_text().splitlines()]
+    assert sorted(m["seat"] for m in played) == [0, 1, 2] and {m["players"] for m in played} == {3}
+    for m in played:
+        firsts = [p for p, place in enumerate(m["placements"]) if place == 0]
+        assert m["win"] == (1 / len(firsts) if m["seat"] in firsts else 0.0)
+    (row,) = json.loads(out.read_text())
+    assert row["players"] == 3 and row["games"] == 3 and row["baseline"] == 1 / 3
+    assert row["checkpoint"] == file_sha256(str(path))[:L.SHA_PREFIX]
+    assert 0 <= row["ci_low"] <= row["win_rate"] <= row["ci_high"] <= 1 and row["seconds_per_decision"] > 0

@@ -34,7 +34,7 @@ this module: it imports neither torch (:mod:`.learner`, on first training) nor s
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,122 +44,23 @@ import numpy as np
 from meeplezoo._version import __version__
 from meeplezoo.agents import make as make_agent
 from meeplezoo.agents.mcts import HeuristicPrior
-from meeplezoo.agents.network import LEAF_KINDS, PolicyValueNet, network_metadata, network_search, seats_to_egocentric
-from meeplezoo.agents.registry import HEURISTICS, agent_knobs
-from meeplezoo.knobs import knob
+from meeplezoo.agents.network import NetworkAgent, PolicyValueNet, load_network, network_search, seats_to_egocentric
 
+from . import samples
+from .arena import evaluate, wilson_interval
 from .executor import Executor, check_execution, chunks, imap, make_executor
-from .run import TRAINER_FILE, Run, RunResult, Trainer, TrainerConfig, cpu_seconds, learner, shared
-from .selfplay import parse_weighted_specs
+from .exit_config import ARCHITECTURES, OPPONENT_KINDS, VALUE_REWARD_MODES, ExItConfig
+from .run import TRAINER_FILE, Run, RunResult, Trainer, cpu_seconds, learner
 
-#: the opponent kinds of a self-play seat
-OPPONENT_KINDS = ("self", "heuristic", "snapshot")
-#: the reward modes whose returns fit a tanh value head
-VALUE_REWARD_MODES = ("win", "rank")
+__all__ = ["ARCHITECTURES", "OPPONENT_KINDS", "VALUE_REWARD_MODES", "ExItConfig", "ExItResult", "ExItTrainer",
+           "generate", "imitation_game", "make_pool", "play_game", "train_exit"]
+
 #: snapshots kept as self-play opponents (the most recent)
 MAX_SNAPSHOT_OPPONENTS = 4
 #: the replay buffer's file in the run directory
 BUFFER_FILE = "buffer.npz"
 #: seed strides (so the seeds of games, seats and iterations never collide)
 _ITER_STRIDE, _WARM_OFFSET, _EVAL_OFFSET = 1_000_003, 7_777_777, 9_999_991
-#: what the config's own fields set, so ``search_options`` cannot
-_OWN_SEARCH_KNOBS = {"prior", "sims", "time", "batch", "c", "fpu", "reward_mode", "leaf"}
-
-
-def _weights(value: Any) -> dict[str, float]:
-    return parse_weighted_specs(value) if value else {}
-
-
-def _show_weights(value: Mapping[str, float]) -> str:
-    return ",".join(f"{k}:{w:g}" for k, w in value.items())
-
-
-def _search_options(value: Any) -> dict[str, Any]:
-    if not isinstance(value, Mapping):
-        raise ValueError(f"must be a mapping of mcts options, got {value!r}")
-    own = sorted(set(value) & _OWN_SEARCH_KNOBS)
-    if own:
-        raise ValueError(f"cannot set {own}: they are fields of the config")
-    return dict(value)
-
-
-@dataclass(frozen=True)
-class ExItConfig(TrainerConfig, algo="exit", grows=("iterations",)):
-    """Everything that defines an expert-iteration run (saved as ``config.json``)."""
-
-    iterations: int = knob(10, "self-play + training iterations in all (a continued run goes on to this many)",
-                           low=1)
-    games_per_iteration: int = knob(8, "self-play games per iteration", low=1)
-    sims: int = knob(64, "search simulations per expert decision", low=1)
-    batch: int = knob(1, "leaves per network call; 1 keeps the visit targets exact", low=1)
-    c: float = knob(1.5, "the expert's PUCT exploration constant", low=0)
-    fpu: float = knob(0.2, "the expert's first-play urgency reduction", low=0)
-    explore_moves: int = knob(8, "decisions per seat sampled from the visit counts before playing the most "
-                              "visited", low=0)
-    leaf: str = knob("network", "how the expert values leaves: the value head, or rollouts (search options)",
-                     choices=LEAF_KINDS)
-    search_options: dict[str, Any] = knob({}, "an mcts option of every searching seat, e.g. rollout=heuristic, "
-                                          "rollout_depth=20", check=_search_options, repeat=True,
-                                          flag="--search-option")
-    opponents: dict[str, float] | None = knob(
-        None, "weights of the other seats' kinds: self, heuristic, snapshot (default self:0.5,heuristic:0.25,"
-        "snapshot:0.25; self:0.75,snapshot:0.25 without a heuristic)", type=object, check=_weights,
-        show=_show_weights, flag="--exit-opponents", metavar="KIND:W,...")
-    reward_mode: str = knob("win", "the returns the value head learns (tanh: win or rank)",
-                            choices=VALUE_REWARD_MODES)
-    warm_start_games: int = knob(0, "games of the teacher imitated before the first iteration", low=0)
-    warm_start_epochs: int = knob(4, "passes over the warm-start games", low=0)
-    warm_start_teacher: str = knob("heuristic", "who plays the warm-start games: heuristic, or a search spec "
-                                   "such as mcts:sims=200", metavar="SPEC")
-    buffer_size: int = knob(20_000, "samples kept for training", low=1)
-    epochs: int = shared("epochs", doc="passes over the buffer per iteration")
-    batch_size: int = shared("batch_size")
-    lr: float = shared("lr", 1e-3)
-    weight_decay: float = shared("weight_decay")
-    value_weight: float = knob(1.0, "weight of the value loss", low=0)
-    eval_every: int = shared("eval_every", doc="iterations between evaluations")
-    eval_games: int = shared("eval_games")
-    eval_against: tuple[str, ...] | None = shared("eval_against", None, doc="comma-separated evaluation "
-                                                  "opponents (default random and, where the game has one, the "
-                                                  "heuristic); the last one decides best.zip")
-    channels: int = shared("channels")
-    conv_layers: int = shared("conv_layers")
-    flat_hidden: int = knob(128, "hidden width of the flat layer (--width sets it and trunk_hidden)", low=1)
-    trunk_hidden: int = knob(128, "hidden width of the trunk (--width sets it and flat_hidden)", low=1)
-    board_channels: int = shared("board_channels")
-    trunk_layers: int = shared("trunk_layers")
-    action_hidden: int = shared("action_hidden")
-    seed: int = shared("seed")
-
-    def check(self) -> None:
-        has_heuristic = self.game in HEURISTICS
-        if self.opponents is None:
-            object.__setattr__(self, "opponents", {"self": 0.5, "heuristic": 0.25, "snapshot": 0.25}
-                               if has_heuristic else {"self": 0.75, "snapshot": 0.25})
-        if self.eval_against is None:
-            object.__setattr__(self, "eval_against", ("random", "heuristic") if has_heuristic else ("random",))
-        teacher = self.warm_start_teacher
-        if teacher.split(":")[0] not in ("heuristic", "mcts"):
-            raise ValueError(f"exit: warm_start_teacher must be 'heuristic' or an mcts spec, got {teacher!r}")
-        needs_heuristic = self.opponents.get("heuristic", 0) or (self.warm_start_games and teacher == "heuristic")
-        if not has_heuristic and needs_heuristic:
-            raise ValueError(f"exit: {self.game!r} has no heuristic, so neither a heuristic warm start nor a "
-                             f"'heuristic' opponent weight can be used")
-        table = agent_knobs("mcts", self.game)
-        known = set(table.names) - {"preset"}
-        bad = sorted(set(self.search_options) - known)
-        if bad:
-            raise ValueError(f"exit: unknown search option(s) {bad}; known: {', '.join(sorted(known))}")
-        table.validate(self.search_options, fill=False)  # each value in its range
-        bad = [k for k in self.opponents if k not in OPPONENT_KINDS]
-        if bad:
-            raise ValueError(f"exit: unknown opponent kind(s) {bad}; known: {', '.join(OPPONENT_KINDS)}")
-
-    @property
-    def net_config(self) -> dict[str, int]:
-        return {"channels": self.channels, "conv_layers": self.conv_layers, "flat_hidden": self.flat_hidden,
-                "trunk_hidden": self.trunk_hidden, "board_channels": self.board_channels,
-                "trunk_layers": self.trunk_layers, "action_hidden": self.action_hidden}
 
 
 # -- self-play (runs in the workers: numpy only) ------------------------------------------------------
@@ -263,32 +164,26 @@ def imitation_game(cfg: ExItConfig, seed: int, game: Any = None) -> dict[str, np
 
 
 def _pack(obs: list, masks: list, pis: list, z: np.ndarray, game: Any) -> dict[str, np.ndarray]:
-    if not obs:
-        return _empty(game)
-    return {"obs": np.stack(obs), "mask": np.stack(masks), "pi": np.stack(pis), "z": z}
+    return samples.pack(obs, masks, pis, z, game)
 
 
 def _empty(game: Any) -> dict[str, np.ndarray]:
-    return {"obs": np.zeros((0, game.observation_shape[0]), np.float16),
-            "mask": np.zeros((0, game.num_actions), bool), "pi": np.zeros((0, game.num_actions), np.float16),
-            "z": np.zeros((0, game.num_players), np.float32)}
+    return samples.empty(game.observation_shape[0], game.num_actions, game.num_players)
 
 
 def _concat(parts: Sequence[dict[str, np.ndarray]], game: Any) -> dict[str, np.ndarray]:
-    parts = [p for p in parts if len(p["obs"])]
-    if not parts:
-        return _empty(game)
-    return {k: np.concatenate([p[k] for p in parts]) for k in ("obs", "mask", "pi", "z")}
+    """The samples of ``parts`` in order, padded to the widest of them (:mod:`.samples`)."""
+    return samples.concat(parts, game.observation_shape[0], game.num_players, game.num_actions)
 
 
 def _worker_games(job: dict[str, Any]) -> dict[str, np.ndarray]:
     """Play the games of one job (a worker's share of an iteration): picklable, numpy only."""
     cfg = ExItConfig.from_json(job["config"])
-    game = cfg.make_game()
+    game = cfg.count_game(job.get("players", cfg.num_players))
     if job["kind"] == "imitation":
         return _concat([imitation_game(cfg, s, game) for s in job["seeds"]], game)
-    net = PolicyValueNet.load(job["net"], game)
-    snaps = [PolicyValueNet.load(p, game) for p in job["snapshots"]]
+    net = load_network(job["net"], game)
+    snaps = [load_network(p, game) for p in job["snapshots"]]
     return _concat([play_game(cfg, net, snaps, s, game) for s in job["seeds"]], game)
 
 
@@ -303,21 +198,34 @@ def make_pool(workers: int, backend: str = "process", address: str | None = None
 
 def generate(cfg: ExItConfig, kind: str, seeds: Sequence[int], net_path: str | None = None,
              snapshots: Sequence[str] = (), workers: int = 1, pool: Executor | None = None) -> dict[str, np.ndarray]:
-    """The samples of the games on ``seeds`` (``kind`` ``"selfplay"`` or ``"imitation"``), in seed order.
+    """The samples of the games on ``seeds`` (``kind`` ``"selfplay"`` or ``"imitation"``), in seed order (with
+    several player counts: by count, each in seed order).
 
-    The games are split into at most :data:`GENERATE_JOBS` contiguous jobs (a split that depends on the
-    number of games alone), played one per worker at a time on ``pool`` (an executor) or ``workers``
-    processes, a new job starting as soon as any ends; every game is seeded by its own seed, so the result
-    is the same for any worker count.
+    Each game's player count is drawn from the config's counts by its seed alone (:func:`game_players`).  The
+    games of each count are split into at most :data:`GENERATE_JOBS` contiguous jobs (a split that depends on
+    the games alone), played one per worker at a time on ``pool`` (an executor) or ``workers`` processes, a
+    new job starting as soon as any ends; every game is seeded by its own seed, so the result is the same for
+    any worker count.
     """
-    jobs = [{"config": cfg.to_json(), "kind": kind, "seeds": part, "net": net_path, "snapshots": list(snapshots)}
-            for part in chunks([int(s) for s in seeds], GENERATE_JOBS)]
+    by_count: dict[int, list[int]] = {}
+    for s in seeds:
+        by_count.setdefault(game_players(cfg, int(s)), []).append(int(s))
+    jobs = [{"config": cfg.to_json(), "kind": kind, "seeds": part, "net": net_path, "snapshots": list(snapshots),
+             "players": n} for n in sorted(by_count) for part in chunks(by_count[n], GENERATE_JOBS)]
     if pool is not None:
         parts = list(imap(pool, _worker_games, jobs))
     else:
         with make_executor(workers, who="exit") as ex:
             parts = list(imap(ex, _worker_games, jobs))
     return _concat(parts, cfg.make_game())
+
+
+def game_players(cfg: ExItConfig, seed: int) -> int:
+    """The player count of the game on ``seed``: one of ``cfg.counts``, uniformly, by the seed alone."""
+    counts = cfg.counts
+    if len(counts) == 1:
+        return counts[0]
+    return int(counts[int(np.random.default_rng([int(seed), 0x5EA7]).integers(len(counts)))])
 
 
 # -- the trainer ------------------------------------------------------------------------------------------------
@@ -358,11 +266,15 @@ class ExItTrainer(Trainer):
                            tensorboard=tensorboard, verbose=verbose)
         self.learner = learner().Learner(self.game, cfg.net_config, lr=cfg.lr, weight_decay=cfg.weight_decay,
                                          seed=cfg.seed, threads=torch_threads, device=device)
-        self.buffer = _empty(self.game)
+        games = [cfg.count_game(n) for n in cfg.counts]
+        #: the widths of the run's samples: the widest observation and the most seats of its player counts
+        self.widths = (max(g.observation_shape[0] for g in games), max(cfg.counts))
+        self.buffer = samples.empty(self.widths[0], self.game.num_actions, self.widths[1])
         if self.run_dir.resumed:
             self.learner.load(self.dir / TRAINER_FILE)
             with np.load(self.dir / BUFFER_FILE, allow_pickle=False) as data:
-                self.buffer = {k: data[k] for k in ("obs", "mask", "pi", "z")}
+                kept = samples.with_players({k: data[k] for k in data.files}, cfg.num_players)
+                self.buffer = {k: kept[k] for k in samples.SAMPLE_KEYS}
         self.run_dir.start()
         (self.dir / "snapshots").mkdir(exist_ok=True)
 
@@ -372,13 +284,36 @@ class ExItTrainer(Trainer):
         (self.dir / "buffer.tmp.npz").replace(self.dir / BUFFER_FILE)
         super().save()
 
-    def numpy_net(self) -> PolicyValueNet:
-        """The current network, for playing (numpy)."""
+    def numpy_net(self) -> Any:
+        """The current network, for playing (numpy; a seat network bound to ``num_players``)."""
         p = self.progress
-        return self.learner.numpy_net(network_metadata(
-            self.game, self.cfg.net_config, algorithm="exit", version=__version__, iterations=int(p["iteration"]),
-            samples=int(p["samples"]), training_cpu_seconds=round(float(p["cpu_seconds"]), 1), seed=self.cfg.seed,
+        return self.learner.numpy_net(self.learner.metadata(
+            algorithm="exit", version=__version__, iterations=int(p["iteration"]), samples=int(p["samples"]),
+            training_cpu_seconds=round(float(p["cpu_seconds"]), 1), seed=self.cfg.seed,
             exit_config=self.cfg.to_json()))
+
+    def evaluate(self, games: int | None = None, executor: Executor | None = None) -> dict[str, float]:
+        """The network alone (greedy) against ``n - 1`` copies of each ``eval_against`` opponent, seats rotated,
+        at every player count of the run: ``vs_SPEC_Np`` per count, and ``vs_SPEC`` (with its interval) the
+        share of first places (ties split) over the games of all counts."""
+        cfg = self.cfg
+        if len(cfg.counts) == 1:
+            return super().evaluate(games, executor)
+        seed = cfg.seed + self.eval_offset + int(self.progress[self.step_key])
+        agent = NetworkAgent(self.numpy_net())
+        out: dict[str, float] = {}
+        pooled: dict[str, tuple[float, int]] = {}
+        for n in cfg.counts:
+            res = evaluate(agent, cfg.count_game(n), list(cfg.eval_against), cfg.eval_games if games is None else games,
+                           seed=seed + 101 * n, executor=executor)
+            for spec, st in res.items():
+                out[f"vs_{spec}_{n}p"] = st.win_rate
+                wins, played = pooled.get(spec, (0.0, 0))
+                pooled[spec] = (wins + st.wins, played + st.games)
+        for spec, (wins, played) in pooled.items():
+            out[f"vs_{spec}"] = wins / played if played else 0.0
+            out[f"ci_low_{spec}"], out[f"ci_high_{spec}"] = wilson_interval(wins, played)
+        return out
 
     # -- the algorithm ----------------------------------------------------------------------------------------
     def _train(self, data: dict[str, np.ndarray], epochs: int, seed: int) -> dict[str, float]:
@@ -388,6 +323,8 @@ class ExItTrainer(Trainer):
         value_weight = self.cfg.value_weight
 
         def loss(b: dict[str, Any]) -> tuple[Any, dict[str, float]]:
+            if self.learner.seat:  # the seats of each sample's game, its player count's observation
+                return self.learner.seat_loss(b, value_weight)
             logits, v = self.learner.forward(b["obs"])
             lp = lib.cross_entropy(logits, b["mask"], b["pi"])
             lv = ((v - b["z"]) ** 2).mean()
@@ -397,7 +334,7 @@ class ExItTrainer(Trainer):
         return out or {"policy_loss": float("nan"), "value_loss": float("nan")}
 
     def _add(self, data: dict[str, np.ndarray]) -> None:
-        buf = _concat([self.buffer, data], self.game)
+        buf = samples.concat([self.buffer, data], *self.widths)
         self.buffer = {k: v[-self.cfg.buffer_size:] for k, v in buf.items()}
 
     def warm_start(self, pool: Executor | None = None) -> None:
@@ -408,7 +345,8 @@ class ExItTrainer(Trainer):
         data = generate(cfg, "imitation", seeds, workers=self.workers, pool=pool)
         # trained on all of it; the replay buffer then keeps the last buffer_size decisions, which the expert's
         # samples replace as they come
-        losses = self._train(_concat([self.buffer, data], self.game), cfg.warm_start_epochs, cfg.seed + _WARM_OFFSET)
+        losses = self._train(samples.concat([self.buffer, data], *self.widths), cfg.warm_start_epochs,
+                             cfg.seed + _WARM_OFFSET)
         self._add(data)
         self.progress["warm_started"] = True
         self.progress["samples"] += len(data["obs"])

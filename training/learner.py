@@ -1,7 +1,9 @@
-"""The torch side of the network trainers: a block network, its optimiser, minibatches and the saved state.
+"""The torch side of the network trainers: a network, its optimiser, minibatches and the saved state.
 
 Expert iteration, distillation and fine-tuning all train a
-:class:`~meeplezoo.training.networks.BlockNet` with AdamW on minibatches drawn from a seeded permutation,
+:class:`~meeplezoo.training.networks.BlockNet` (expert iteration, with ``architecture: seatnet`` in its net
+config, a :class:`~meeplezoo.training.seatnet.SeatNet` for several player counts) with AdamW on minibatches
+drawn from a seeded permutation,
 and keep the network and optimiser in ``trainer.pt`` (loaded with ``weights_only=True``) so a resumed run
 continues exactly.  Each trainer keeps only its loss.  The learner trains on its ``device`` (``cpu``,
 ``cuda``, ``cuda:N`` or ``auto``, :func:`~meeplezoo.training.inference.resolve_device`); ``trainer.pt`` is
@@ -18,19 +20,27 @@ from typing import Any
 import numpy as np
 import torch
 
+from meeplezoo.agents.checkpoint import network_metadata
 from meeplezoo.agents.network import PolicyValueNet
+from meeplezoo.agents.seat_layout import SEAT_ARCHITECTURE
+from meeplezoo.agents.seatnet import SeatPolicyValueNet, seatnet_metadata
 
 from .inference import resolve_device
 from .networks import BlockNet, BlockNetConfig, config_dict
+from .samples import seat_mask
+from .seatnet import SeatNet, seat_config, seat_loss
 
 
 class Learner:
-    """A block network for ``game`` with its AdamW optimiser.
+    """A network for ``game`` with its AdamW optimiser.
 
-    ``config`` holds :class:`BlockNetConfig` widths (those not given take its defaults); ``start`` (a numpy
-    network) gives the starting weights, otherwise they are drawn after ``torch.manual_seed(seed)`` (on the
-    CPU, then moved: the same weights on every ``device``).  The network and the optimiser live on
-    ``device``; :meth:`tensor` puts a batch there.
+    ``config`` holds :class:`BlockNetConfig` widths (those not given take its defaults), or, with
+    ``architecture: "seatnet"``, the ``seat_counts`` and :class:`~meeplezoo.training.seatnet.SeatNetConfig`
+    widths of a seat network (those not given take the game's,
+    :func:`~meeplezoo.training.seatnet.default_config`); ``start`` (a numpy network) gives the starting
+    weights, otherwise they are drawn after ``torch.manual_seed(seed)`` (on the CPU, then moved: the same
+    weights on every ``device``).  The network and the optimiser live on ``device``; :meth:`tensor` puts a
+    batch there.
     """
 
     def __init__(self, game: Any, config: Mapping[str, int], *, lr: float, weight_decay: float, seed: int = 0,
@@ -39,10 +49,21 @@ class Learner:
             torch.set_num_threads(int(threads))
         self.device = torch.device(resolve_device(device))
         self.game = game
-        self.config = config_dict(BlockNetConfig(**dict(config)))  # every width, the defaults filled in
+        config = dict(config)
+        self.architecture = config.pop("architecture", "block")
+        self.seat_counts: tuple[int, ...] = (int(game.num_players),)
         if start is None:
             torch.manual_seed(seed)
-        self.net = BlockNet(game.observation_spec, game.num_actions, game.num_players, BlockNetConfig(**self.config))
+        if self.architecture == SEAT_ARCHITECTURE:
+            counts = config.pop("seat_counts", None)
+            widths = seat_config(game.name, config)
+            self.net: Any = SeatNet(game, widths, tuple(counts) if counts else None)
+            self.config = widths.as_dict()
+            self.seat_counts = self.net.seat_counts
+        else:
+            self.config = config_dict(BlockNetConfig(**config))  # every width, the defaults filled in
+            self.net = BlockNet(game.observation_spec, game.num_actions, game.num_players,
+                                BlockNetConfig(**self.config))
         if start is not None:
             self.net.load_arrays(start.params)
         self.net.to(self.device)
@@ -63,9 +84,46 @@ class Learner:
         self.net.load_state_dict(state["net"])
         self.opt.load_state_dict(state["opt"])
 
-    def numpy_net(self, metadata: Mapping[str, Any] | None = None) -> PolicyValueNet:
-        """The current network for playing (numpy), with ``metadata``."""
+    @property
+    def seat(self) -> bool:
+        """Whether the network is a seat network."""
+        return self.architecture == SEAT_ARCHITECTURE
+
+    def metadata(self, **training: Any) -> dict[str, Any]:
+        """The checkpoint metadata of the network (its architecture's), with the ``training`` facts."""
+        if self.seat:
+            return seatnet_metadata(self.game, self.config, self.seat_counts, **training)
+        return network_metadata(self.game, self.config, **training)
+
+    def numpy_net(self, metadata: Mapping[str, Any] | None = None) -> Any:
+        """The current network for playing (numpy: a :class:`PolicyValueNet`, or a
+        :class:`~meeplezoo.agents.seatnet.SeatPolicyValueNet` bound to the game's count), with ``metadata``."""
+        if self.seat:
+            return SeatPolicyValueNet(self.game, self.net.arrays(), self.config, dict(metadata or self.metadata()),
+                                      seat_counts=self.seat_counts)
         return PolicyValueNet(self.game, self.net.arrays(), self.config, dict(metadata or {}))
+
+    def seat_loss(self, batch: Mapping[str, torch.Tensor],
+                  value_weight: float) -> tuple[torch.Tensor, dict[str, float]]:
+        """:func:`~meeplezoo.training.seatnet.seat_loss` of a minibatch of samples (:mod:`.samples`) that may
+        mix player counts: each count's rows go through the network together (their observations cut to that
+        count's size), and the value error counts the seats of each sample's game only."""
+        players = batch["players"].long()
+        z = batch["z"]
+        seats = z.shape[1]
+        parts = []
+        for n in sorted(set(players.tolist())):
+            rows = torch.nonzero(players == n)[:, 0]
+            size = int(self.net.games[n].observation_shape[0])
+            logits, values = self.net(batch["obs"][rows, :size])
+            parts.append((rows, logits, values[:, :seats]))
+        order = torch.cat([r for r, _, _ in parts])
+        logits = torch.cat([lg for _, lg, _ in parts])
+        values = torch.cat([v for _, _, v in parts])
+        present = torch.as_tensor(seat_mask(players[order].cpu().numpy(), seats), device=z.device).float()
+        loss, lp, lv = seat_loss(logits, values, batch["pi"][order], z[order], present, batch["mask"][order],
+                                 value_weight)
+        return loss, {"policy_loss": lp.item(), "value_loss": lv.item()}
 
     # -- training --------------------------------------------------------------------------------------------
     def minibatches(self, n: int, epochs: int, batch_size: int, rng: np.random.Generator) -> Iterator[np.ndarray]:

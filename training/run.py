@@ -163,10 +163,14 @@ class TrainerConfig:
     def make_game(self) -> Any:
         return make_game(self.game, self.num_players, **dict(self.options))
 
+    def players_text(self) -> str:
+        """The value of ``--players`` in :meth:`argv` (a trainer of several counts lists them)."""
+        return str(self.num_players)
+
     def argv(self) -> list[str]:
         """The ``meeplezoo train`` arguments that build this config (the knobs that differ from the defaults)."""
         info = GAMES.get(self.game)
-        parts = [self.game, "--players", str(self.num_players)]
+        parts = [self.game, "--players", self.players_text()]
         for k, v in dict(self.options).items():
             if info is not None and k in ("variant", "version"):
                 parts += [f"--{k}", str(v)]

@@ -22,6 +22,7 @@ exactly what this module computes over the whole board.  :func:`seat_loss` is th
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -67,6 +68,19 @@ DEFAULT_CONFIGS: dict[str, SeatNetConfig] = {
 def default_config(game: str) -> SeatNetConfig:
     """The seat network widths for ``game`` (a game without its own: :class:`SeatNetConfig`'s defaults)."""
     return DEFAULT_CONFIGS.get(game, SeatNetConfig())
+
+
+def seat_config(game: str, widths: Mapping[str, Any] | None = None) -> SeatNetConfig:
+    """:func:`default_config` of ``game`` with ``widths`` (names of :class:`SeatNetConfig` fields) changed;
+    ValueError naming an unknown width or a bad value."""
+    base = asdict(default_config(game))
+    widths = dict(widths or {})
+    bad = sorted(set(widths) - set(base))
+    if bad:
+        raise ValueError(f"unknown seat network width(s) {bad}; known: {', '.join(base)}")
+    cfg = SeatNetConfig(**{**base, **widths})
+    cfg.as_dict()  # each width an int in range
+    return cfg
 
 
 def seat_games(game: Any, seat_counts: tuple[int, ...] | None = None) -> dict[int, Any]:

@@ -8,11 +8,14 @@ option applies), and
 ``pretrained:sample=true[:temperature=T]`` samples from its policy.  On the command line:
 ``meeplezoo arena kerala --agents pretrained,heuristic``.
 
-The checkpoints are ``<game>-<players>p.zip`` in this folder, in the no-pickle format of
-:class:`~meeplezoo.agents.network.PolicyValueNet` (``meeplezoo.json`` + ``meeplezoo_net.npz``); their
-metadata records how each was trained (algorithm, command, seed, iterations, samples, training CPU
-seconds).  :func:`available` lists them.  A configuration without a checkpoint (another player count,
-rule options such as Haus der Sonne's tactical variant) is refused with a ValueError naming what exists.
+The checkpoints in this folder are ``<game>-<players>p.zip``, a network for one player count, and
+``<game>.zip``, a seat network (:mod:`~meeplezoo.agents.seatnet`) for every count its ``seat_counts`` list,
+in the no-pickle format of :class:`~meeplezoo.agents.network.PolicyValueNet` (``meeplezoo.json`` +
+``meeplezoo_net.npz``); their metadata records how each was trained (algorithm, command, seed, iterations,
+samples, training CPU seconds).  A configuration plays the file of its own count where there is one, else the
+seat network covering its count (:func:`checkpoint_path`); :func:`available` lists every configuration that
+resolves.  A configuration without one (another player count, rule options such as Haus der Sonne's tactical
+variant) is refused with a ValueError naming what exists.
 """
 
 from __future__ import annotations
@@ -24,9 +27,11 @@ from meeplezoo.knobs import Knob
 from meeplezoo.registry import game_class
 
 from ..base import Agent
-from ..checkpoint import read_network_metadata
+from ..checkpoint import read_metadata_member, read_network_metadata
 from ..network import NET_KNOBS, NetworkAgent, load_network, network_search
 from ..search import NETWORK_SEARCH_KNOBS
+from ..seat_layout import SEAT_ARCHITECTURE
+from ..seatnet import read_seatnet_metadata
 
 #: the folder holding the shipped checkpoints
 FOLDER = Path(__file__).resolve().parent
@@ -34,27 +39,54 @@ FOLDER = Path(__file__).resolve().parent
 MAX_CHECKPOINT_BYTES = 5 * 1024 * 1024
 
 
-def checkpoint_name(game: str, num_players: int) -> str:
-    """The file name of the shipped checkpoint for ``game`` at ``num_players`` players."""
-    return f"{game}-{int(num_players)}p.zip"
+def checkpoint_name(game: str, num_players: int | None = None) -> str:
+    """The file name of the shipped checkpoint for ``game`` at ``num_players`` players (None: the seat network
+    for every count, ``<game>.zip``)."""
+    return f"{game}.zip" if num_players is None else f"{game}-{int(num_players)}p.zip"
+
+
+def _entry(path: Path, meta: dict[str, Any], num_players: int) -> dict[str, Any]:
+    return {"game": meta["game"], "num_players": num_players, "options": meta["options"],
+            "rule_options": game_class(meta["game"]).rule_options_of(meta["options"]), "path": path,
+            "architecture": meta["architecture"], "seat_counts": list(meta.get("seat_counts") or [num_players]),
+            "training": {k: meta[k] for k in ("algorithm", "iterations", "samples", "training_cpu_seconds", "seed",
+                                              "command") if k in meta}}
 
 
 def available() -> list[dict[str, Any]]:
-    """The shipped checkpoints: ``game``, ``num_players``, ``options`` (as trained), ``rule_options`` (those
-    options less the observation-only ones: the configuration it plays), ``path`` and the training facts."""
-    out = []
-    for path in sorted(FOLDER.glob("*.zip")):
+    """Every configuration a shipped checkpoint plays: ``game``, ``num_players``, ``options`` (as trained),
+    ``rule_options`` (those options less the observation-only ones: the configuration it plays), ``path``,
+    ``architecture``, ``seat_counts`` and the training facts.  A seat network gives one entry per count it
+    covers that has no file of its own."""
+    out, own = [], set()
+    for path in sorted(FOLDER.glob("*-*p.zip")):
         meta = read_network_metadata(path)
-        out.append({"game": meta["game"], "num_players": meta["num_players"], "options": meta["options"],
-                    "rule_options": game_class(meta["game"]).rule_options_of(meta["options"]),
-                    "path": path, "training": {k: meta[k] for k in ("algorithm", "iterations", "samples",
-                                                                      "training_cpu_seconds", "seed", "command")
-                                               if k in meta}})
-    return out
+        out.append(_entry(path, meta, int(meta["num_players"])))
+        own.add((meta["game"], int(meta["num_players"])))
+    for path in sorted(FOLDER.glob("*.zip")):
+        meta = read_metadata_member(path, "network checkpoint")
+        if meta.get("architecture") != SEAT_ARCHITECTURE:
+            continue
+        meta = read_seatnet_metadata(path)
+        out += [_entry(path, meta, int(n)) for n in meta["seat_counts"] if (meta["game"], int(n)) not in own]
+    return sorted(out, key=lambda c: (c["game"], c["num_players"]))
+
+
+def _shipped() -> str:
+    """What ships, for an error message: ``kerala 2p, kerala 3-5p (seat network), ...``."""
+    parts = []
+    for c in available():
+        if c["architecture"] == SEAT_ARCHITECTURE:
+            parts.append(f"{c['game']} {c['num_players']}p (seat network {c['path'].name})")
+        else:
+            parts.append(f"{c['game']} {c['num_players']}p")
+    return ", ".join(parts) or "none"
 
 
 def checkpoint_path(game: Any, num_players: int | None = None) -> Path:
-    """The shipped checkpoint for ``game`` (an id or a Game) at ``num_players`` (default the Game's, or 2).
+    """The shipped checkpoint for ``game`` (an id or a Game) at ``num_players`` (default the Game's, or 2): the
+    file of that count (``<game>-<n>p.zip``) where there is one, else the seat network ``<game>.zip`` when its
+    ``seat_counts`` cover the count.
 
     Raises ValueError naming the shipped configurations when there is none for this one.
     """
@@ -64,10 +96,12 @@ def checkpoint_path(game: Any, num_players: int | None = None) -> Path:
     if num_players is None:
         num_players = 2 if isinstance(game, str) else int(game.num_players)
     path = FOLDER / checkpoint_name(name, num_players)
-    if not path.exists():
-        have = ", ".join(f"{c['game']} {c['num_players']}p" for c in available()) or "none"
-        raise ValueError(f"pretrained: no shipped network for {name!r} at {num_players} players; shipped: {have}")
-    return path
+    if path.exists():
+        return path
+    seat = FOLDER / checkpoint_name(name)
+    if seat.exists() and int(num_players) in read_seatnet_metadata(seat)["seat_counts"]:
+        return seat
+    raise ValueError(f"pretrained: no shipped network for {name!r} at {num_players} players; shipped: {_shipped()}")
 
 
 def search_defaults(metadata: dict[str, Any]) -> dict[str, Any]:
@@ -99,6 +133,8 @@ def make_pretrained(game: Any = None, num_players: int | None = None, seed: int 
     """The ``pretrained`` agent: the shipped network alone, or searching with it when ``sims``/``time``/``search``
     is given.  A Game with rule options the checkpoint was not trained with is refused."""
     options = PRETRAINED_KNOBS.validate(options, fill=False)
+    if num_players is None and game is not None:
+        num_players = 2 if isinstance(game, str) else int(game.num_players)
     path = checkpoint_path(game, num_players)
     net = load_network(path, game, num_players)
     search = bool(options.pop("search", False)) or "sims" in options or "time" in options

@@ -121,11 +121,25 @@ def parse_options(items: Sequence[str] | None) -> dict[str, Any]:
     return out
 
 
-def add_game_args(p: argparse.ArgumentParser, game_positional: bool = True) -> None:
-    """The arguments that name a game configuration: the game, ``--players``, ``--variant``, ``--version``, ``-o``."""
+def player_counts_arg(text: str) -> tuple[int, ...]:
+    """An argparse type: one player count or several, comma-separated (``2,3,4``), sorted."""
+    one = int_arg(1)
+    counts = sorted({one(part.strip()) for part in text.split(",") if part.strip()})
+    if not counts:
+        raise argparse.ArgumentTypeError(f"expected player counts such as 2 or 2,3,4, got {text!r}")
+    return tuple(counts)
+
+
+def add_game_args(p: argparse.ArgumentParser, game_positional: bool = True, several_counts: bool = False) -> None:
+    """The arguments that name a game configuration: the game, ``--players``, ``--variant``, ``--version``, ``-o``
+    (``several_counts``: ``--players`` may list counts, ``2,3,4``; the game is that of the smallest)."""
     if game_positional:
         p.add_argument("game", help="game id (see `meeplezoo list`)")
-    p.add_argument("--players", type=int_arg(1), default=None, help="number of players")
+    if several_counts:
+        p.add_argument("--players", type=player_counts_arg, default=None, metavar="N[,N...]",
+                       help="number of players, or several comma-separated (expert iteration's seat network)")
+    else:
+        p.add_argument("--players", type=int_arg(1), default=None, help="number of players")
     p.add_argument("--variant", default=None, help="variant (haus_der_sonne: base|tactical)")
     p.add_argument("--version", dest="game_version", default=None, help="version (asara: base|professional)")
     p.add_argument("--option", "-o", action="append", metavar="NAME=VALUE", help="a rule option (repeatable)")
@@ -138,7 +152,8 @@ def game_from_args(args: argparse.Namespace) -> Any:
         opts["variant"] = args.variant
     if getattr(args, "game_version", None) is not None:
         opts["version"] = args.game_version
-    return make_game(args.game, args.players, **opts)
+    players = args.players[0] if isinstance(args.players, tuple) else args.players
+    return make_game(args.game, players, **opts)
 
 
 def split_agents(text: str) -> list[str]:

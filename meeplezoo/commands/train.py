@@ -93,7 +93,7 @@ def add_parser(sub: Any) -> None:
     """Register ``train``: the game arguments, the run's flags and one section per algorithm."""
     p = sub.add_parser("train", help="train a network or policy: PPO, expert iteration, distillation, fine-tuning",
                        description="; ".join(f"--algo {a}: {t}" for a, t in ABOUT.items()) + ".")
-    add_game_args(p)
+    add_game_args(p, several_counts=True)
     p.add_argument("--algo", choices=tuple(ALGOS), default="ppo", help="training algorithm (default ppo)")
     run = p.add_argument_group("the run")
     run.add_argument("--out", default=None, metavar="DIR", type=output_dir,
@@ -126,6 +126,12 @@ def config_from_args(args: argparse.Namespace) -> TrainerConfig:
     game = game_from_args(args)
     values: dict[str, Any] = {"game": game.name, "num_players": game.num_players,
                               "options": dict(game.non_default_options)}
+    counts = args.players if isinstance(args.players, tuple) else ()
+    if len(counts) > 1:
+        if "player_counts" not in cls.knobs().names:
+            raise ValueError(f"--players {','.join(map(str, counts))}: --algo {algo} trains at one player count "
+                             "(several: --algo exit --architecture seatnet)")
+        values["player_counts"] = counts
     mine = {k.flag_name: k for k in cls.knobs() if k.cli and k.name not in GAME_KNOBS}
     for flag in flag_table():
         given = getattr(args, "flag" + flag, _UNSET)
@@ -184,8 +190,9 @@ def _starting(cfg: Any, out: str) -> str:
     """The line that says what an expert-iteration or fine-tuning run is about to do."""
     if cfg.algo == "exit":
         game = cfg.make_game()
-        return (f"expert iteration on {game.pretty_name} ({game.num_players} players), {cfg.iterations} iterations "
-                f"of {cfg.games_per_iteration} games at {cfg.sims} simulations -> {out}")
+        net = f", a {cfg.architecture} network" if cfg.architecture != "block" else ""
+        return (f"expert iteration on {game.pretty_name} ({cfg.players_text()} players{net}), {cfg.iterations} "
+                f"iterations of {cfg.games_per_iteration} games at {cfg.sims} simulations -> {out}")
     return (f"fine-tuning {cfg.init} against {', '.join(cfg.opponents)}: {cfg.updates} updates of "
             f"{cfg.games_per_update} games -> {out}")
 

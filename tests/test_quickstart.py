@@ -1,0 +1,36 @@
+"""scripts/quickstart.sh's logic, dry (it prints its commands): the arena and the league at PLAYERS players,
+the pretrained steps left out with a message where no shipped network plays that count."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "quickstart.sh"
+
+
+def _dry(**env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", str(SCRIPT)], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "QUICKSTART_DRY_RUN": "1", "PYTHON": sys.executable, **env})
+
+
+def test_two_players_by_default_with_the_shipped_network():
+    out = _dry()
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("meeplezoo arena haus_der_sonne --players 2 --agents pretrained\\,random")
+    assert "--out runs/quickstart-haus_der_sonne/exit" in lines[2]
+    assert "pretrained-search=pretrained:sims=100" in lines[3] and "--players 2" in lines[3]
+
+
+def test_a_count_without_a_shipped_network_says_so_and_runs_the_rest():
+    out = _dry(GAME="hawaii", PLAYERS="4")
+    assert out.returncode == 0, out.stderr
+    message, train, league = out.stdout.splitlines()
+    assert "no shipped network plays hawaii at 4 players" in message
+    assert train.startswith("meeplezoo train hawaii --players 4 --algo exit")
+    assert "pretrained" not in league and "--players 4" in league and "quickstart-hawaii-4p" in league
+    bad = _dry(PLAYERS="3")
+    assert bad.returncode != 0 and "haus_der_sonne plays 2..2 players, not PLAYERS=3" in bad.stderr
