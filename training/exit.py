@@ -10,7 +10,10 @@ Each iteration:
    the same way (``snapshot``).  For the first ``explore_moves`` decisions of each seat the expert plays
    an action sampled from its visit counts, then the most visited one.  Every expert decision is a
    sample: the observation, the legal mask, the visit-count distribution (the policy target) and, once
-   the game is over, the returns in ``reward_mode``, egocentric (the value target).
+   the game is over, the returns in ``reward_mode``, egocentric (the value target).  Each worker plays its
+   games ``games_at_once`` at a time in lockstep (:func:`~meeplezoo.agents.search.lockstep`), so that the
+   network evaluates the leaves of all of them in one call; the samples are those of the games played one by
+   one, whatever ``games_at_once`` and the number of workers.
 2. **Training.** The samples join a replay buffer of the last ``buffer_size``; the network
    (:class:`~meeplezoo.training.networks.BlockNet`) is trained ``epochs`` passes over it on
    cross-entropy to the visit distribution (illegal actions masked) plus ``value_weight`` times the
@@ -46,6 +49,7 @@ from meeplezoo.agents import make as make_agent
 from meeplezoo.agents.mcts import HeuristicPrior
 from meeplezoo.agents.network import LEAF_KINDS, PolicyValueNet, network_metadata, network_search, seats_to_egocentric
 from meeplezoo.agents.registry import HEURISTICS, agent_knobs
+from meeplezoo.agents.search import Steps, drive, lockstep
 from meeplezoo.knobs import knob
 
 from .executor import Executor, check_execution, chunks, make_executor
@@ -92,6 +96,8 @@ class ExItConfig(TrainerConfig, algo="exit", grows=("iterations",)):
     games_per_iteration: int = knob(8, "self-play games per iteration", low=1)
     sims: int = knob(64, "search simulations per expert decision", low=1)
     batch: int = knob(1, "leaves per network call; 1 keeps the visit targets exact", low=1)
+    games_at_once: int = knob(8, "self-play games each worker plays at once in lockstep, their leaves "
+                              "evaluated in one network call (the samples do not depend on it)", low=1)
     c: float = knob(1.5, "the expert's PUCT exploration constant", low=0)
     fpu: float = knob(0.2, "the expert's first-play urgency reduction", low=0)
     explore_moves: int = knob(8, "decisions per seat sampled from the visit counts before playing the most "
@@ -181,6 +187,21 @@ def _search(net: PolicyValueNet, cfg: ExItConfig, seed: int) -> Any:
 def play_game(cfg: ExItConfig, net: PolicyValueNet, snapshots: Sequence[PolicyValueNet], seed: int,
               game: Any = None) -> dict[str, np.ndarray]:
     """One self-play game on ``seed``: the samples of its expert decisions (arrays of equal length)."""
+    return drive(game_steps(cfg, net, snapshots, seed, game))
+
+
+def play_games(cfg: ExItConfig, net: PolicyValueNet, snapshots: Sequence[PolicyValueNet], seeds: Sequence[int],
+               game: Any = None) -> list[dict[str, np.ndarray]]:
+    """The self-play games on ``seeds``, ``cfg.games_at_once`` at a time in lockstep: the samples of each,
+    in seed order (each game's are what :func:`play_game` gives)."""
+    game = game if game is not None else cfg.make_game()
+    return lockstep((game_steps(cfg, net, snapshots, int(s), game) for s in seeds), cfg.games_at_once)
+
+
+def game_steps(cfg: ExItConfig, net: PolicyValueNet, snapshots: Sequence[PolicyValueNet], seed: int,
+               game: Any = None) -> Steps:
+    """:func:`play_game` as resumable steps (the searches' evaluator requests; see
+    :func:`~meeplezoo.agents.search.lockstep`), returning the game's samples."""
     game = game if game is not None else cfg.make_game()
     n = game.num_players
     rng = np.random.default_rng(seed)
@@ -203,7 +224,7 @@ def play_game(cfg: ExItConfig, net: PolicyValueNet, snapshots: Sequence[PolicyVa
         mask = state.legal_mask()
         agent = agents[p]
         if kinds[p] in ("expert", "self") and int(mask.sum()) > 1:
-            result = agent.search(state)
+            result = yield from agent.search_steps(state)
             pi = result.policy(1.0)
             if moves[p] < cfg.explore_moves:
                 a = int(rng.choice(len(pi), p=pi))
@@ -287,9 +308,15 @@ def _worker_games(job: dict[str, Any]) -> dict[str, np.ndarray]:
     game = cfg.make_game()
     if job["kind"] == "imitation":
         return _concat([imitation_game(cfg, s, game) for s in job["seeds"]], game)
-    net = PolicyValueNet.load(job["net"], game)
-    snaps = [PolicyValueNet.load(p, game) for p in job["snapshots"]]
-    return _concat([play_game(cfg, net, snaps, s, game) for s in job["seeds"]], game)
+    net = self_play_net(job["net"], game)
+    snaps = [self_play_net(p, game) for p in job["snapshots"]]
+    return _concat(play_games(cfg, net, snaps, job["seeds"], game), game)
+
+
+def self_play_net(path: str, game: Any) -> PolicyValueNet:
+    """The network self-play evaluates with, from the checkpoint at ``path``: the one place where its
+    backend is chosen (numpy, whose pooled pass keeps the samples independent of ``games_at_once``)."""
+    return PolicyValueNet.load(path, game)
 
 
 def make_pool(workers: int, backend: str = "process", address: str | None = None) -> Executor:
