@@ -237,6 +237,8 @@ def game_steps(cfg: ExItConfig, net: PolicyValueNet, snapshots: Sequence[PolicyV
             players.append(p)
         elif kinds[p] in ("expert", "self"):
             a = int(np.flatnonzero(mask)[0])
+        elif hasattr(agent, "search_steps"):  # a snapshot's search, as its act() would run it
+            a = (yield from agent.search_steps(state, observation=state.observe(p), action_mask=mask)).action
         else:
             a = int(agent.act(state.observe(p) if getattr(agent, "uses_observation", True) else None, mask,
                               state=state if agent.uses_state else None))
