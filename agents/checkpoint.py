@@ -72,11 +72,11 @@ OPTIONAL_CONFIG: dict[str, int] = {"board_channels": 0, "trunk_layers": 1, "acti
 
 # -- writing ------------------------------------------------------------------------------------------
 def _write(path: Path, metadata: Mapping[str, Any], weights_member: str, arrays: Mapping[str, Any], *,
-           append_to: Path | None = None, stored: bool = False) -> Path:
+           append_to: Path | None = None, stored: bool = False, dtype: Any = np.float32) -> Path:
     """Add the two meeplezoo members to ``append_to`` (or a new zip) and move it to ``path`` atomically: a
     partial file never replaces a good one."""
     buf = io.BytesIO()
-    np.savez(buf, **{k: np.asarray(v, dtype=np.float32) for k, v in arrays.items()})
+    np.savez(buf, **{k: np.asarray(v, dtype=dtype) for k, v in arrays.items()})
     tmp = append_to if append_to is not None else path.with_name(path.name + ".tmp")
     with zipfile.ZipFile(tmp, "a" if append_to is not None else "w", compression=zipfile.ZIP_DEFLATED) as z:
         z.writestr(METADATA_MEMBER, json.dumps(dict(metadata), indent=2, sort_keys=True))
@@ -85,11 +85,12 @@ def _write(path: Path, metadata: Mapping[str, Any], weights_member: str, arrays:
     return path
 
 
-def save_network(path: str | Path, arrays: Mapping[str, np.ndarray], metadata: Mapping[str, Any]) -> Path:
-    """Write a network checkpoint (atomically: a partial file never replaces a good one)."""
+def save_network(path: str | Path, arrays: Mapping[str, np.ndarray], metadata: Mapping[str, Any],
+                 dtype: Any = np.float32) -> Path:
+    """Write a network checkpoint, weights as ``dtype`` (atomically: a partial file never replaces a good one)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    return _write(path, metadata, NET_WEIGHTS_MEMBER, arrays)
+    return _write(path, metadata, NET_WEIGHTS_MEMBER, arrays, dtype=dtype)
 
 
 def policy_arrays(policy: Any) -> dict[str, np.ndarray]:

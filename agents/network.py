@@ -48,6 +48,7 @@ from .checkpoint import (  # noqa: F401 - re-exported: the network checkpoint's 
     blocknet_shapes,
     full_config,
     network_metadata,
+    read_metadata_member,
     read_network,
     read_network_metadata,
     save_network,
@@ -55,6 +56,8 @@ from .checkpoint import (  # noqa: F401 - re-exported: the network checkpoint's 
 from .checkpoint import NET_WEIGHTS_MEMBER as WEIGHTS_MEMBER  # noqa: F401
 from .mcts import MCTSAgent, search_settings
 from .search import LEAF_KINDS, NETWORK_SEARCH_KNOBS, Evaluator  # noqa: F401 - LEAF_KINDS re-exported
+from .seat_layout import SEAT_ARCHITECTURE
+from .seatnet import SeatPolicyValueNet
 
 
 def _conv3x3(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -280,9 +283,12 @@ class NetworkEvaluator(Evaluator):
         self.states = 0
 
     def evaluate(self, states: list[Any]) -> tuple[list[np.ndarray], list[np.ndarray]]:
-        obs = np.stack([self.net.observe(s, s.current_player) for s in states])
+        net = self.net
+        if hasattr(net, "for_players"):  # a network for every player count: the view bound to this one
+            net = net.for_players(states[0].game.num_players)
+        obs = np.stack([net.observe(s, s.current_player) for s in states])
         masks = np.stack([s.legal_mask() for s in states])
-        logits, values = self.net.forward(obs)
+        logits, values = net.forward(obs)
         priors = masked_softmax(logits, masks)
         self.calls += 1
         self.states += len(states)
@@ -362,14 +368,17 @@ class NetworkAgent(Agent):
     def act(self, observation: np.ndarray, action_mask: np.ndarray, *, state: Any = None) -> int:
         t0 = time.perf_counter()
         mask = np.asarray(action_mask, dtype=bool)
-        if state is not None and self.net.needs_own_observation(state.game):
-            observation = self.net.observe(state, state.current_player)
-        elif observation is None or np.shape(observation)[-1] != self.net.game.observation_shape[0]:
+        net = self.net
+        if state is not None and hasattr(net, "for_players"):  # a seat network: bound to this player count
+            net = net.for_players(state.game.num_players)
+        if state is not None and net.needs_own_observation(state.game):
+            observation = net.observe(state, state.current_player)
+        elif observation is None or np.shape(observation)[-1] != net.game.observation_shape[0]:
             got = None if observation is None else np.shape(observation)
-            raise ValueError(f"net: this network reads observations of shape {self.net.game.observation_shape} "
-                             f"({self.net.game!r}), got {got}; pass the state (act(..., state=...)) to "
+            raise ValueError(f"net: this network reads observations of shape {net.game.observation_shape} "
+                             f"({net.game!r}), got {got}; pass the state (act(..., state=...)) to "
                              "play a game that differs only in observation options")
-        logits, _ = self.net.forward(observation)
+        logits, _ = net.forward(observation)
         logits = logits[0]
         if not self.sample:
             a = int(np.flatnonzero(mask)[np.argmax(logits[mask])])
@@ -384,16 +393,28 @@ class NetworkAgent(Agent):
         return f"<NetworkAgent {self.game.name} {'sampled' if self.sample else 'greedy'}>"
 
 
+def load_network(path: str | Path, game: Any = None, num_players: int | None = None) -> Any:
+    """The network of a checkpoint of either architecture: a :class:`PolicyValueNet` (``"blocknet"``, one
+    player count) or a :class:`~meeplezoo.agents.seatnet.SeatPolicyValueNet` (``"seatnet"``, every count it
+    lists, bound to ``num_players``: default the Game's, else the first).  ``game`` and ``num_players`` are
+    checked as :meth:`PolicyValueNet.load` checks them."""
+    meta = read_metadata_member(path, "network checkpoint")
+    if meta.get("architecture") == SEAT_ARCHITECTURE:
+        return SeatPolicyValueNet.load(path, game, num_players)
+    return PolicyValueNet.load(path, game, num_players)
+
+
 def load_agent(path: str | Path, game: Any = None, num_players: int | None = None, seed: int | None = None,
                **options: Any) -> NetworkAgent:
-    """``net:PATH`` from the registry."""
-    return NetworkAgent(PolicyValueNet.load(path, game, num_players), seed=seed, **options)
+    """``net:PATH`` from the registry (either architecture, see :func:`load_network`)."""
+    return NetworkAgent(load_network(path, game, num_players), seed=seed, **options)
 
 
-def network_search(net: PolicyValueNet | str | Path, game: Any = None, num_players: int | None = None,
+def network_search(net: Any, game: Any = None, num_players: int | None = None,
                    seed: int | None = None, **options: Any) -> Agent:
     """The search guided by the network: PUCT with its policy as prior and its values at the leaves.
 
+    ``net`` is a network object (either architecture) or a checkpoint's path (:func:`load_network`).
     ``options`` are the knobs of :data:`~meeplezoo.agents.search.NETWORK_SEARCH_KNOBS`: the search's
     (:class:`~meeplezoo.agents.mcts.MCTSAgent`'s; ``prior`` is the network), with that table's defaults (``sims=200``,
     ``c=1.5``, ``batch=1``: a leaf per network call, batching is no cheaper in numpy, and virtual losses
@@ -404,8 +425,8 @@ def network_search(net: PolicyValueNet | str | Path, game: Any = None, num_playe
     """
     settings = search_settings((), options, NETWORK_SEARCH_KNOBS)
     del settings["prior"]  # the network (the table refuses any other)
-    if not isinstance(net, PolicyValueNet):
-        net = PolicyValueNet.load(net, game, num_players)
+    if isinstance(net, (str, Path)):
+        net = load_network(net, game, num_players)
     leaf = settings.pop("leaf")
     prior = NetworkEvaluator(net, values=leaf == "network")
     agent = MCTSAgent(game=net.game.name, seed=seed, prior=prior, **settings)

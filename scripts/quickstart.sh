@@ -17,6 +17,8 @@ meeplezoo arena "$game" --players 2 --agents pretrained,heuristic --games 100 --
 meeplezoo train "$game" --players 2 --algo exit --iterations "${ITERATIONS:-4}" --games-per-iteration 4 \
   --sims 32 --leaf rollout --warm-start-games 300 --width 512 --value-weight 0.1 --buffer-size 40000 \
   --eval-every 2 --eval-games 20 --seed 0 --out "$out/exit"
+# rounds of 10 matches: the default rating lag (7 rounds) would draw all 64 matches from the prior alone;
+# a lag of 1 keeps the schedule following the ratings and still gives the 2 workers 20 matches to play
 meeplezoo league run --game "$game" --players 2 \
   --agents "random,heuristic,pretrained,pretrained-search=pretrained:sims=100,fresh=net:$out/exit/final.zip" \
-  --matches 64 --db "$out/league.sqlite" --workers 2 --seed 1
+  --matches 64 --db "$out/league.sqlite" --workers 2 --seed 1 --rating-lag 1

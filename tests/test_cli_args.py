@@ -47,7 +47,8 @@ def test_no_numeric_argument_is_parsed_unchecked():
                      ("bench", "--seconds"), ("replay", "--colors"), ("train", "--timesteps"), ("train", "--seed"),
                      ("train", "--n-envs"), ("train", "--time-limit"), ("evaluate", "--games"),
                      ("evaluate", "--seed"), ("league run", "--matches"), ("league run", "--workers"),
-                     ("league run", "--seed"), ("league run", "--round-size"), ("league run", "--tau")]:
+                     ("league run", "--seed"), ("league run", "--round-size"), ("league run", "--tau"),
+                     ("league run", "--rating-lag")]:
         assert expected in names, expected
 
 
@@ -92,6 +93,7 @@ BAD_NUMBERS = [
     (["league", "run", "--db", "l.sqlite", "--seed", str(2**64 + 1)], "--seed", "below 2**64"),
     (["league", "run", "--db", "l.sqlite", "--round-size", "0"], "--round-size", ">= 1"),
     (["league", "run", "--db", "l.sqlite", "--tau", "-1"], "--tau", ">= 0"),
+    (["league", "run", "--db", "l.sqlite", "--rating-lag", "-1"], "--rating-lag", ">= 0"),
     (["league", "run", "--db", "l.sqlite", "--players", "0"], "--players", ">= 1"),
 ]
 

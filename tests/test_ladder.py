@@ -142,6 +142,25 @@ def test_shipped_ladders_are_current():
         assert path.stem == lad.spec.key and lad.matches > 0
 
 
+def test_readme_and_ladder_page_show_every_shipped_ladder():
+    """The summary table has a row per shipped ladder, each member's Elo where it is a member and a dash where
+    it is not; README.md and docs/LADDER.md hold the tables ``scripts/ladder_tables.py`` writes."""
+    ladders = ladder_mod.shipped_ladders()
+    table = ladder_mod.summary_markdown(ladders).splitlines()
+    assert len(table) == 2 + len(ladders)
+    header = [c.strip() for c in table[0].strip("|").split("|")]
+    for lad, row in zip(ladders, table[2:], strict=True):
+        cells = dict(zip(header, (c.strip() for c in row.strip("|").split("|")), strict=True))
+        assert cells["ladder"] == f"`{lad.name}`"
+        for label in header[1:-2]:
+            rated = [m for m in lad.members if m.label == label]
+            assert cells[label] == (f"{rated[0].elo(lad.rating)[0]:.0f}" if rated else "-")
+    root = Path(__file__).resolve().parent.parent
+    readme, page = (root / "README.md").read_text(), (root / "docs" / "LADDER.md").read_text()
+    for lad in ladders:
+        assert f"`{lad.name}`" in readme and f"`{lad.name}`" in page, f"{lad.name}: run scripts/ladder_tables.py"
+
+
 def test_missing_or_stale_ladder_names_the_command(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(ladder_mod, "DATA", tmp_path)
     with pytest.raises(ValueError, match="meeplezoo ladder build kerala --players 5"):

@@ -202,3 +202,66 @@ def test_spec_rejects_bad_declarations():
         spec.stack("ab", ["a", "b"])
     assert spec.layout == {"a": slice(0, 6), "b": slice(6, 10)}
     assert "| `a` | 2 x 3 | 0:6 | [0, 1] |" in spec.markdown()
+
+
+@pytest.mark.parametrize("name", ["kerala", "hawaii", "asara", "haus_der_sonne"])
+def test_seat_declarations(name):
+    """Seat arrays hold a row per seat (observer first, padded past the player count); the declared
+    presence reads 1 on the rows of seats that play and 0 on padding; cell actions name a board's cells."""
+    cls = game_class(name)
+    for n in range(cls.min_players, cls.max_players + 1):
+        game = make_game(name, n)
+        spec = game.observation_spec
+        seats = spec.seat_names()
+        assert seats, name
+        rows = {spec.structure()[s][0][0] for s in seats}
+        assert len(rows) == 1 and rows.pop() >= n
+        state, _ = _random_state(game, 7 + n, 30)
+        for p in range(n):
+            views = spec.views(state.observe(p))
+            if spec.seat_presence is None:
+                assert views[seats[0]].shape[0] == n
+                continue
+            array, start, stop = spec.seat_presence
+            present = views[array].reshape(views[array].shape[0], -1)[:, start:stop].sum(axis=1)
+            assert np.array_equal(present, (np.arange(len(present)) < n).astype(np.float32)), (n, p)
+        for cells in spec.cell_actions:
+            assert cells.validate(spec, game.num_actions) == int(np.prod(spec.structure()[cells.board][0][-2:]))
+
+
+def test_kerala_cell_actions_name_legal_cells():
+    """Every legal cell action of a Kerala position is a cell the observer's legal-cells plane marks."""
+    game = make_game("kerala", 3)
+    spec = game.observation_spec
+    runs = {c.name: c for c in spec.cell_actions}
+    seen = 0
+    state, rng = _random_state(game, 3, 0)
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        views = spec.views(state.observe(state.current_player))
+        plane = views["platforms"][0][20].reshape(-1)
+        for run in runs.values():
+            cells = [a - run.start for a in legal if run.start <= a < run.start + plane.size]
+            seen += len(cells)
+            assert all(plane[c] > 0 for c in cells), run.name
+        state.apply(legal[int(rng.integers(len(legal)))])
+    assert seen > 0
+
+
+@pytest.mark.parametrize("options", [{}, {"derived_features": True}])
+def test_kerala_platform_support_planes_cover_every_value(options):
+    """A platform's declared support planes (occupied, legal) are non-zero wherever any plane is."""
+    for n in (2, 4):
+        game = make_game("kerala", n, **options)
+        support = list(game.observation_spec.blocks["platform_0"].support)
+        state, rng = _random_state(game, 5 + n, 0)
+        step = 0
+        while not state.is_terminal():
+            if step % 5 == 0:
+                for p in range(n):
+                    platforms = game.observation_spec.views(state.observe(p))["platforms"]
+                    anything = (platforms != 0).any(axis=1)
+                    assert np.array_equal(anything, (platforms[:, support] != 0).any(axis=1)), (n, step, p)
+            legal = state.legal_actions()
+            state.apply(legal[int(rng.integers(len(legal)))])
+            step += 1

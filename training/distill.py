@@ -47,7 +47,7 @@ import glob
 import json
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -60,7 +60,7 @@ from meeplezoo.agents.network import network_metadata
 from meeplezoo.agents.registry import parse_spec
 from meeplezoo.knobs import knob
 
-from .executor import check_execution, make_executor
+from .executor import check_execution, imap, make_executor
 from .run import ARCHITECTURE, TrainerConfig, learner, load_start, shared, write_csv
 
 #: seed stride between games (as in ``benchmarks/distill.py``, whose samples this module reads)
@@ -214,22 +214,27 @@ def _bind(cfg: DistillConfig, run_dir: Path, write: bool = True) -> None:
 
 def generate(cfg: DistillConfig, run_dir: str | Path, *, workers: int = 1, backend: str = "process",
              address: str | None = None, time_limit: float | None = None, verbose: int = 1) -> int:
-    """Write the chunks of ``cfg.games`` games that ``run_dir`` lacks (``workers`` at a time); stops
-    starting new chunks after ``time_limit`` seconds.  Returns how many chunks exist now."""
+    """Write the chunks of ``cfg.games`` games that ``run_dir`` lacks, ``workers`` chunks in flight (a new one
+    starts as soon as any ends); stops starting new chunks after ``time_limit`` seconds.  A chunk's games
+    and seeds depend on the configuration alone, so the samples are the same for any worker count.
+    Returns how many chunks exist now."""
     run_dir = Path(run_dir)
     check_execution(workers, backend, address, who="distill")
     _bind(cfg, run_dir)
     todo = [c for c in range(cfg.games // cfg.chunk) if not chunk_path(run_dir, c).exists()]
     start = time.time()
-    with make_executor(workers, backend, address, who="distill") as pool:
-        for i in range(0, len(todo), pool.workers):
+
+    def jobs() -> Iterator[dict[str, Any]]:
+        for c in todo:
             if time_limit is not None and time.time() - start > time_limit:
-                break
-            jobs = [{"config": cfg.to_json(), "run_dir": str(run_dir), "chunk": c} for c in todo[i:i + pool.workers]]
-            for d in pool.map(_write_chunk, jobs):
-                if verbose:
-                    print(f"chunk {d['chunk']}: {d['samples']} samples, {d['cpu_seconds']:.0f} CPU s, "
-                          f"teacher's seat won {d['teacher_won']:.2f}", flush=True)
+                return
+            yield {"config": cfg.to_json(), "run_dir": str(run_dir), "chunk": c}
+
+    with make_executor(workers, backend, address, who="distill") as pool:
+        for d in imap(pool, _write_chunk, jobs()):  # one chunk per worker in flight, a new one as any ends
+            if verbose:
+                print(f"chunk {d['chunk']}: {d['samples']} samples, {d['cpu_seconds']:.0f} CPU s, "
+                      f"teacher's seat won {d['teacher_won']:.2f}", flush=True)
     return len(list(run_dir.glob("chunk_*.npz")))
 
 
@@ -267,13 +272,14 @@ class DistillResult:
                 f"in all")
 
 
-def _initial(cfg: DistillConfig, game: Any) -> tuple[Any, dict[str, Any]]:
-    """The learner on the network to fine-tune, and the metadata that network came with."""
+def _initial(cfg: DistillConfig, game: Any, device: str = "cpu") -> tuple[Any, dict[str, Any]]:
+    """The learner (on ``device``) on the network to fine-tune, and the metadata that network came with."""
     if cfg.init == "scratch":
-        return learner().Learner(game, cfg.net_config(), lr=cfg.lr, weight_decay=cfg.weight_decay, seed=cfg.seed), {}
+        return learner().Learner(game, cfg.net_config(), lr=cfg.lr, weight_decay=cfg.weight_decay, seed=cfg.seed,
+                                 device=device), {}
     start = load_start(cfg.init, game, "distill")
-    return (learner().Learner(game, start.config, lr=cfg.lr, weight_decay=cfg.weight_decay, start=start),
-            dict(start.metadata))
+    return (learner().Learner(game, start.config, lr=cfg.lr, weight_decay=cfg.weight_decay, start=start,
+                              device=device), dict(start.metadata))
 
 
 def _data(cfg: DistillConfig, run_dir: Path, game: Any, counted: set[str], max_chunks: int | None
@@ -301,32 +307,33 @@ def _data(cfg: DistillConfig, run_dir: Path, game: Any, counted: set[str], max_c
     return cat, val, gen_cpu, data_dirs, len(chunks)
 
 
-def _held_out(lib: Any, net: Any, val: dict[str, np.ndarray]) -> tuple[float, float]:
+def _held_out(lib: Any, learner: Any, val: dict[str, np.ndarray]) -> tuple[float, float]:
     """How often the greedy move is the teacher's most visited one, and the cross-entropy to its visits."""
-    net.eval()
+    learner.net.eval()
     pi = val["pi"].astype(np.float32)
     with lib.no_grad():
-        logits, _ = net(lib.as_tensor(val["obs"]))
-        mask = lib.as_tensor(val["mask"])
-        ce = float(lib.cross_entropy(logits, mask, lib.as_tensor(pi)))
-        chosen = logits.masked_fill(~mask, -1e9).argmax(1).numpy()
+        logits, _ = learner.forward(learner.tensor(val["obs"]))
+        mask = learner.tensor(val["mask"])
+        ce = float(lib.cross_entropy(logits, mask, learner.tensor(pi)))
+        chosen = logits.masked_fill(~mask, -1e9).argmax(1).cpu().numpy()
     return float((chosen == pi.argmax(1)).mean()), ce
 
 
 def fit(cfg: DistillConfig, run_dir: str | Path, *, torch_threads: int = 1, verbose: int = 1,
-        max_chunks: int | None = None) -> DistillResult:
-    """Fine-tune ``cfg.init`` on the chunks in ``run_dir``; writes ``final.zip`` and ``fit.csv``."""
+        max_chunks: int | None = None, device: str = "cpu") -> DistillResult:
+    """Fine-tune ``cfg.init`` on the chunks in ``run_dir`` (on ``device``: ``cpu``, ``cuda``, ``cuda:N``,
+    ``auto``); writes ``final.zip`` and ``fit.csv``."""
     lib = learner()
     lib.set_threads(torch_threads)
     run_dir = Path(run_dir)
     game = cfg.make_game()
     _bind(cfg, run_dir, write=False)
     c0 = time.process_time()
-    net, start_meta = _initial(cfg, game)
+    net, start_meta = _initial(cfg, game, device)
     counted = {os.path.realpath(d) for d in start_meta.get("distill_data_dirs") or []}
     cat, val, gen_cpu, data_dirs, n_chunks = _data(cfg, run_dir, game, counted, max_chunks)
     n = len(cat["obs"])
-    before, ce = _held_out(lib, net.net, val)
+    before, ce = _held_out(lib, net, val)
     rows = [{"epoch": 0, "policy_loss": "", "held_out_loss": round(ce, 4), "agreement": round(before, 4)}]
     if verbose:
         print(f"{n} teacher decisions to fit, {len(val['obs'])} held out; agreement before {before:.3f}", flush=True)
@@ -337,7 +344,7 @@ def fit(cfg: DistillConfig, run_dir: str | Path, *, torch_threads: int = 1, verb
         return value, {"policy_loss": value.item() * len(b["obs"])}
 
     def on_epoch(epoch: int, sums: dict[str, float]) -> None:
-        agree, held_ce = _held_out(lib, net.net, val)
+        agree, held_ce = _held_out(lib, net, val)
         rows.append({"epoch": epoch + 1, "policy_loss": round(sums["policy_loss"] / max(n, 1), 4),
                      "held_out_loss": round(held_ce, 4), "agreement": round(agree, 4)})
         if verbose:
@@ -366,11 +373,11 @@ def fit(cfg: DistillConfig, run_dir: str | Path, *, torch_threads: int = 1, verb
 
 def distill(cfg: DistillConfig, run_dir: str | Path, *, workers: int = 1, backend: str = "process",
             address: str | None = None, time_limit: float | None = None, torch_threads: int = 1,
-            verbose: int = 1) -> DistillResult:
+            verbose: int = 1, device: str = "cpu") -> DistillResult:
     """Generate what ``run_dir`` lacks of ``cfg.games`` games (within ``time_limit`` seconds), then fit."""
     generate(cfg, run_dir, workers=workers, backend=backend, address=address, time_limit=time_limit,
              verbose=verbose)
-    return fit(cfg, run_dir, torch_threads=torch_threads, verbose=verbose)
+    return fit(cfg, run_dir, torch_threads=torch_threads, verbose=verbose, device=device)
 
 
 def samples_equal(a: Sequence[dict[str, np.ndarray]], b: Sequence[dict[str, np.ndarray]]) -> bool:

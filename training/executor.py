@@ -7,6 +7,8 @@ iteration's self-play, distillation's teacher games, fine-tuning's learner games
 * ``map(fn, jobs)``: ``[fn(job) for job in jobs]``, computed wherever the executor runs, in job order;
 * ``submit(fn, *args)``: a :class:`concurrent.futures.Future` (done at once inline), for callers that
   store results as they arrive (the league), and ``share(obj)`` for an argument every job takes;
+* :func:`imap`: ``fn`` over a stream of jobs with a few in flight at once (every worker busy, no batch
+  waiting for its slowest job), results in job order;
 * ``shutdown()``, or use the executor as a context manager.
 
 The job functions are plain module-level functions and their arguments plain data, so a job gives the
@@ -26,7 +28,7 @@ import subprocess
 import sys
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from meeplezoo.knobs import Knob, Knobs
@@ -118,7 +120,12 @@ def _init_worker(parent: int, initializer: Callable[..., None] | None, initargs:
     """Set up a pool worker: one BLAS thread (the pool is the parallelism), Ctrl-C left to the parent, and
     a watchdog thread that ends the worker when the parent dies (a killed trainer leaves no pool)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    blas_vars = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+    if not any(os.environ.get(var) for var in blas_vars):
+        # numpy may be loaded already (a spawned worker first imports the parent's main module), when these
+        # variables come too late: the first network loaded then limits BLAS through meeplezoo.threads
+        os.environ.setdefault("MEEPLEZOO_BLAS_THREADS", "1")
+    for var in blas_vars:
         os.environ.setdefault(var, "1")
 
     def watch() -> None:
@@ -254,3 +261,37 @@ def chunks(items: Sequence[Any], parts: int) -> list[list[Any]]:
             out.append(list(items[start:stop]))
         start = stop
     return out
+
+
+def imap(executor: Executor, fn: Callable[[Any], Any], jobs: Iterable[Any], in_flight: int | None = None
+         ) -> Iterator[Any]:
+    """``fn(job)`` for each job, in the order of ``jobs``, keeping ``in_flight`` jobs (default one per worker)
+    submitted: a new job starts as soon as any finishes.  ``jobs`` is read lazily, one job per start, so an
+    iterator may stop early (a time limit).  A failed job raises when its turn comes."""
+    limit = max(1, int(in_flight if in_flight is not None else executor.workers))
+    source = iter(jobs)
+    pending: dict[cf.Future, int] = {}
+    finished: dict[int, cf.Future] = {}
+    started = returned = 0
+    exhausted = False
+    while True:
+        while not exhausted and len(pending) < limit:
+            job = next(source, _END)
+            if job is _END:
+                exhausted = True
+                break
+            pending[executor.submit(fn, job)] = started
+            started += 1
+        if returned < started and returned not in finished:
+            done, _ = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
+            for fut in done:
+                finished[pending.pop(fut)] = fut
+        while returned in finished:
+            result = finished.pop(returned).result()
+            returned += 1
+            yield result
+        if exhausted and returned == started:
+            return
+
+
+_END = object()

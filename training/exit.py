@@ -52,7 +52,7 @@ from meeplezoo.agents.registry import HEURISTICS, agent_knobs
 from meeplezoo.agents.search import Steps, drive, lockstep
 from meeplezoo.knobs import knob
 
-from .executor import Executor, check_execution, chunks, make_executor
+from .executor import Executor, check_execution, chunks, imap, make_executor
 from .run import TRAINER_FILE, Run, RunResult, Trainer, TrainerConfig, cpu_seconds, learner, shared
 from .selfplay import parse_weighted_specs
 
@@ -321,6 +321,10 @@ def self_play_net(path: str, game: Any) -> PolicyValueNet:
     return PolicyValueNet.load(path, game)
 
 
+#: the most jobs the games of one :func:`generate` call are split into (a few games each when there are many)
+GENERATE_JOBS = 256
+
+
 def make_pool(workers: int, backend: str = "process", address: str | None = None) -> Executor:
     """The executor self-play runs on (:func:`~meeplezoo.training.executor.make_executor`)."""
     return make_executor(workers, backend, address, who="exit")
@@ -330,16 +334,18 @@ def generate(cfg: ExItConfig, kind: str, seeds: Sequence[int], net_path: str | N
              snapshots: Sequence[str] = (), workers: int = 1, pool: Executor | None = None) -> dict[str, np.ndarray]:
     """The samples of the games on ``seeds`` (``kind`` ``"selfplay"`` or ``"imitation"``), in seed order.
 
-    With ``workers`` > 1 (or a ``pool``: an executor) the games are split into contiguous chunks played in
-    parallel; the result is the same as inline.
+    The games are split into at most :data:`GENERATE_JOBS` contiguous jobs (a split that depends on the
+    number of games alone), played one per worker at a time on ``pool`` (an executor) or ``workers``
+    processes, a new job starting as soon as any ends; every game is seeded by its own seed, so the result
+    is the same for any worker count.
     """
     jobs = [{"config": cfg.to_json(), "kind": kind, "seeds": part, "net": net_path, "snapshots": list(snapshots)}
-            for part in chunks([int(s) for s in seeds], workers)]
+            for part in chunks([int(s) for s in seeds], GENERATE_JOBS)]
     if pool is not None:
-        parts = list(pool.map(_worker_games, jobs))
+        parts = list(imap(pool, _worker_games, jobs))
     else:
         with make_executor(workers, who="exit") as ex:
-            parts = ex.map(_worker_games, jobs)
+            parts = list(imap(ex, _worker_games, jobs))
     return _concat(parts, cfg.make_game())
 
 
@@ -372,7 +378,7 @@ class ExItTrainer(Trainer):
 
     def __init__(self, cfg: ExItConfig, run_dir: str | Path, *, workers: int = 1, torch_threads: int = 1,
                  tensorboard: bool = True, verbose: int = 1, backend: str = "process",
-                 address: str | None = None) -> None:
+                 address: str | None = None, device: str = "cpu") -> None:
         check_execution(workers, backend, address, who="exit")
         self.cfg, self.workers, self.backend, self.address = cfg, int(workers), backend, address
         self.game = cfg.make_game()
@@ -380,7 +386,7 @@ class ExItTrainer(Trainer):
                                           "best_score": None, "snapshots": []},
                            tensorboard=tensorboard, verbose=verbose)
         self.learner = learner().Learner(self.game, cfg.net_config, lr=cfg.lr, weight_decay=cfg.weight_decay,
-                                         seed=cfg.seed, threads=torch_threads)
+                                         seed=cfg.seed, threads=torch_threads, device=device)
         self.buffer = _empty(self.game)
         if self.run_dir.resumed:
             self.learner.load(self.dir / TRAINER_FILE)
@@ -476,12 +482,13 @@ class ExItTrainer(Trainer):
 
 def train_exit(game: str, run_dir: str | Path, *, workers: int = 1, time_limit: float | None = None,
                torch_threads: int = 1, tensorboard: bool = True, verbose: int = 1, backend: str = "process",
-               address: str | None = None, **config: Any) -> ExItResult:
+               address: str | None = None, device: str = "cpu", **config: Any) -> ExItResult:
     """Run (or continue) expert iteration for ``game`` in ``run_dir``; ``config`` are :class:`ExItConfig` fields.
 
     Self-play runs inline (``workers=1``), on a process pool (``workers`` > 1) or as Ray tasks
-    (``backend="ray"``, a local instance or the cluster at ``address``)."""
+    (``backend="ray"``, a local instance or the cluster at ``address``); the network trains on ``device``
+    (``cpu``, ``cuda``, ``cuda:N``, ``auto``)."""
     cfg = ExItConfig(game=game, **config)
     trainer = ExItTrainer(cfg, run_dir, workers=workers, torch_threads=torch_threads, tensorboard=tensorboard,
-                          verbose=verbose, backend=backend, address=address)
+                          verbose=verbose, backend=backend, address=address, device=device)
     return trainer.run(time_limit=time_limit)

@@ -211,7 +211,7 @@ class FinetuneTrainer(Trainer):
     eval_offset = _EVAL_OFFSET
 
     def __init__(self, cfg: FinetuneConfig, run_dir: str | Path, *, workers: int = 1, torch_threads: int = 1,
-                 tensorboard: bool = True, verbose: int = 1) -> None:
+                 tensorboard: bool = True, verbose: int = 1, device: str = "cpu") -> None:
         check_execution(workers, who="finetune")
         self.cfg, self.workers = cfg, workers
         self.game = cfg.make_game()
@@ -222,7 +222,7 @@ class FinetuneTrainer(Trainer):
         start = load_start(cfg.init, self.game, "finetune")
         self.start_meta = dict(start.metadata)
         self.learner = learner().Learner(self.game, start.config, lr=cfg.lr, weight_decay=cfg.weight_decay,
-                                         start=start, threads=torch_threads)
+                                         start=start, threads=torch_threads, device=device)
         if self.run_dir.resumed:
             self.learner.load(self.dir / TRAINER_FILE)
         self.run_dir.start()
@@ -287,9 +287,11 @@ class FinetuneTrainer(Trainer):
 
 
 def finetune(game: str, run_dir: str | Path, *, workers: int = 1, time_limit: float | None = None,
-             torch_threads: int = 1, tensorboard: bool = True, verbose: int = 1, **config: Any) -> FinetuneResult:
-    """Run (or continue) fine-tuning for ``game`` in ``run_dir``; ``config`` are :class:`FinetuneConfig` fields."""
+             torch_threads: int = 1, tensorboard: bool = True, verbose: int = 1, device: str = "cpu",
+             **config: Any) -> FinetuneResult:
+    """Run (or continue) fine-tuning for ``game`` in ``run_dir``; ``config`` are :class:`FinetuneConfig` fields;
+    the network trains on ``device`` (``cpu``, ``cuda``, ``cuda:N``, ``auto``)."""
     cfg = FinetuneConfig(game=game, **config)
     trainer = FinetuneTrainer(cfg, run_dir, workers=workers, torch_threads=torch_threads, tensorboard=tensorboard,
-                              verbose=verbose)
+                              verbose=verbose, device=device)
     return trainer.run(time_limit=time_limit)

@@ -232,6 +232,21 @@ def markdown(ladders: list[Ladder]) -> str:
     return "\n".join(rows)
 
 
+def summary_markdown(ladders: list[Ladder]) -> str:
+    """One row per ladder: each member's Elo (a dash where the configuration has no such member), the matches
+    and the CPU hours the ratings cost; the README's table."""
+    labels: list[str] = []
+    for lad in ladders:
+        labels += [m.label for m in lad.members if m.label not in labels]
+    rows = ["| ladder | " + " | ".join(labels) + " | matches | CPU h |", "|---|" + "---:|" * (len(labels) + 2)]
+    for lad in ladders:
+        elo = {m.label: f"{m.elo(lad.rating)[0]:.0f}" for m in lad.members}
+        cpu = "-" if lad.cpu_seconds is None else f"{lad.cpu_seconds / 3600:.2f}"
+        rows.append(f"| `{lad.name}` | " + " | ".join(elo.get(label, "-") for label in labels)
+                    + f" | {lad.matches} | {cpu} |")
+    return "\n".join(rows)
+
+
 def ladder_path(spec: LadderSpec) -> Path:
     return DATA / f"{spec.key}.json"
 
@@ -272,7 +287,8 @@ def build_ladder(spec: LadderSpec, db: str | Path, *, matches: int = BUILD_MATCH
     before_matches = len(read_league(db)[1]) if Path(db).exists() else 0
     before_cpu = _cpu_seconds()
     cfg = LeagueConfig(game=spec.game, num_players=spec.num_players, options=dict(spec.options),
-                       agents=[f"{label}={s}" for label, s in spec.members()], seed=BUILD_SEED)
+                       agents=[f"{label}={s}" for label, s in spec.members()], seed=BUILD_SEED,
+                       rating_lag=0)  # barrier rounds: the schedule the shipped ladders were rated with
     league = run_league(cfg, db, matches, resume=Path(db).exists(), workers=workers, progress=progress)
     try:
         stored = league.stored_matches(with_actions=False)

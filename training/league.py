@@ -23,19 +23,23 @@ ratings are (:func:`.ratings.group_priority`); every agent plays in every
 round (the first groups of a round seat the agents not yet drawn), and
 agents already drawn in the round are mildly discounted.  The draw for round ``r`` uses
 a generator seeded by ``(league seed, r)`` and the ratings after rounds
-``0 .. r-1``; a match's seed is a function of the league seed and its
-index.  So the whole league is a pure function of its configuration:
+``0 .. r-1-L``, ``L`` the league's stored ``rating_lag`` (by default for a new
+league the fewest rounds holding 64 matches, at least 1; 0 for a league
+stored before the lag existed); a match's seed is a function of the league
+seed and its index.  So the whole league is a pure function of its configuration:
 whichever backend, worker count or number of interruptions produced it, the
 stored matches are identical, and extending a finished league to more
 matches gives the league that would have been played with the larger target.
 
-**Execution.**  One code path: the matches of a round go to an executor that
-returns ``concurrent.futures`` futures: in-process (``workers=1``), a local
-process pool (``workers>1``, spawn start method) or Ray tasks
-(``backend="ray"``).  Each match runs :func:`play_task`, which builds fresh
-agents seeded from the match seed, so a match does not depend on what its
-worker played before.  Results are committed as they arrive, each under its
-match index; ratings advance in index order at the end of each round.
+**Execution.**  One code path (:class:`~.league_pipeline.Pipeline`): the
+matches go to an executor that returns ``concurrent.futures`` futures:
+in-process (``workers=1``), a local process pool (``workers>1``, spawn start
+method) or Ray tasks (``backend="ray"``), two per worker at a time; up to
+``L + 1`` rounds are open at once, a round being drawn as soon as the ratings
+it depends on are final.  Each match runs :func:`play_task`, which builds
+fresh agents seeded from the match seed, so a match does not depend on what
+its worker played before.  Results are committed as they arrive, each under
+its match index; ratings advance round by round in index order.
 
 **Resume.**  ``run_league(..., resume=True)`` (``--resume``) re-derives the
 schedule from the stored matches, checks that every stored match is the one
@@ -62,6 +66,7 @@ from meeplezoo.registry import game_class
 
 from .arena import play_match
 from .executor import BACKENDS, RayExecutor, RaySession, check_execution, make_executor
+from .league_pipeline import IN_FLIGHT_PER_WORKER, Pipeline
 from .league_setup import (
     LEAGUE_FORMAT,
     LeagueConfig,
@@ -71,6 +76,7 @@ from .league_setup import (
     config_from_identity,
     describe_difference,
     parse_agent_entry,
+    resume_config,
     schedule_round,
     spec_files,
 )
@@ -155,8 +161,7 @@ class League:
         stored = {m.index: m for m in self.storage.matches(with_actions=False)}  # read (and check) before writing
         if matches > self.storage.target_matches:
             self.storage.set_target(matches)
-        R = self.resolved.round_size
-        rounds = -(-matches // R)
+        rounds = -(-matches // self.resolved.round_size)
         tracker = RatingTracker(self.names, self.resolved.rating)
         self.tracker = tracker
         bar = None
@@ -166,67 +171,48 @@ class League:
 
             bar = tqdm(total=matches, initial=done, desc=f"league {self.game.name}", unit="match",
                        dynamic_ncols=True)
+
+        def on_draw(r: int) -> None:
+            if bar is not None:
+                best = max(self.names, key=lambda a: tracker.rating(a).ordinal) if tracker.matches else "-"
+                bar.set_postfix_str(f"round {r + 1}/{rounds}, leader {best}")
+
         own_executor = executor is None
-        spec = None if executor is None else executor.share(self.resolved.worker_spec())
+        in_flight = IN_FLIGHT_PER_WORKER * max(int(workers), int(getattr(executor, "workers", 1) or 1))
+        started: list[tuple[Any, Any]] = [] if executor is None else [(executor, executor.share(
+            self.resolved.worker_spec()))]
+
+        def submit(task: MatchTask) -> cf.Future:
+            if not started:  # the workers start with the first match to play
+                ex = make_executor(workers, backend, address, who="league")
+                started.append((ex, ex.share(self.resolved.worker_spec())))
+            ex, spec = started[0]
+            return ex.submit(play_task, spec, task)
+
         try:
-            for r in range(rounds):
-                tasks = schedule_round(self.resolved, r, tracker)[: max(0, min(R, matches - r * R))]
-                missing = []
-                for t in tasks:
-                    m = stored.get(t.index)
-                    if m is None:
-                        missing.append(t)
-                    elif m.seed != t.seed or m.agents != [self.names[a] for a in t.seats]:
-                        raise ValueError(
-                            f"{self.storage.path}: stored match {t.index} (seed {m.seed}, seats {m.agents}) is not "
-                            f"the one the schedule asks for (seed {t.seed}, seats {[self.names[a] for a in t.seats]});"
-                            " the database was changed or written by an incompatible meeplezoo/openskill version")
-                if bar is not None:
-                    best = max(self.names, key=lambda a: tracker.rating(a).ordinal) if r else "-"
-                    bar.set_postfix_str(f"round {r + 1}/{rounds}, leader {best}")
-                if missing:
-                    if executor is None:
-                        executor = make_executor(workers, backend, address, who="league")
-                        spec = executor.share(self.resolved.worker_spec())
-                    failed: list[tuple[MatchTask, BaseException]] = []
-                    futures: dict[cf.Future, MatchTask] = {}
-                    for t in missing:
-                        fut = executor.submit(play_task, spec, t)
-                        if fut.done():  # played inline: store it before the next one starts
-                            self._finish(fut, t, stored, failed, on_match, bar)
-                        else:
-                            futures[fut] = t
-                    for fut in cf.as_completed(futures):
-                        self._finish(fut, futures[fut], stored, failed, on_match, bar)
-                    if failed:
-                        t, e = failed[0]
-                        raise RuntimeError(f"league match {t.index} (seed {t.seed}, seats "
-                                           f"{[self.names[a] for a in t.seats]}) failed: {type(e).__name__}: {e}; "
-                                           "the other matches are stored, --resume retries it") from e
-                for t in tasks:  # the round is complete: ratings advance in index order
-                    tracker.add(stored[t.index], t.index)
+            pipe = Pipeline(self.resolved, matches, stored, tracker, self.storage.path, on_draw)
+            pipe.run(submit, lambda t, fut: self._finish(fut, stored, on_match, bar), in_flight)
         finally:
-            if own_executor and executor is not None:
-                executor.shutdown()
+            if own_executor and started:
+                started[0][0].shutdown()
             if bar is not None:
                 bar.close()
         return self.standings(tracker if len(stored) == tracker.matches else None)
 
-    def _finish(self, fut: cf.Future, task: MatchTask, stored: dict[int, StoredMatch],
-                failed: list[tuple[MatchTask, BaseException]], on_match: Callable[[StoredMatch], None] | None,
-                bar: Any) -> None:
-        """Commit one finished match at once (whatever the backend), or note its failure."""
+    def _finish(self, fut: cf.Future, stored: dict[int, StoredMatch], on_match: Callable[[StoredMatch], None] | None,
+                bar: Any) -> BaseException | None:
+        """Commit one finished match at once (whatever the backend), or return its failure."""
         try:
             m = fut.result()
-        except Exception as e:  # noqa: BLE001 - keep the round's other matches, then report
-            failed.append((task, e))
-            return
+        except Exception as e:  # noqa: BLE001 - keep the other matches, then report
+            return e
         self.storage.add_match(m)
         stored[m.index] = m
         if on_match is not None:
             on_match(m)
         if bar is not None:
             bar.update(1)
+        return None
 
     def stored_matches(self, *, with_actions: bool = True) -> list[StoredMatch]:
         return self.storage.matches(with_actions=with_actions)
@@ -276,7 +262,11 @@ def prepare_league(db: str, config: LeagueConfig | None = None, *, resume: bool 
         if not exists:
             raise ValueError(f"no league database at {db!r} to resume")
         stored_identity, _ = LeagueStorage.read_header(db)
-        resolved = ResolvedLeague(config if config is not None else config_from_identity(stored_identity, game))
+        if config is None:
+            config = config_from_identity(stored_identity, game)
+        else:
+            config = resume_config(config, stored_identity)
+        resolved = ResolvedLeague(config)
         if resolved.identity != stored_identity:
             raise ValueError(f"{db!r} holds another league: {describe_difference(stored_identity, resolved.identity)}")
         return resolved

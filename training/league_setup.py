@@ -1,8 +1,8 @@
 """What a league is: its configuration, the agents resolved and checked, its stored identity, and the schedule.
 
-The schedule (:func:`schedule_round`) draws each round's groups from the ratings after the rounds before
-it and a generator seeded by ``(league seed, round)``, so a league is a pure function of its
-configuration; :mod:`.league` plays it (see its documentation).
+The schedule (:func:`schedule_round`) draws each round's groups from the ratings after the rounds that
+end ``rating_lag`` rounds before it and a generator seeded by ``(league seed, round)``, so a league is a
+pure function of its configuration; :mod:`.league` plays it (see its documentation).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import math
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations, combinations_with_replacement
 from typing import Any
 
@@ -33,6 +33,8 @@ LEAGUE_FORMAT = 1
 ROUND_REPEAT_DISCOUNT = 0.5
 #: more candidate groups than this are sampled rather than enumerated
 MAX_CANDIDATE_GROUPS = 4096
+#: a new league's rating lag by default: the fewest rounds holding this many matches (at least one round)
+LAG_MATCHES = 64
 
 _LABEL = re.compile(r"^([A-Za-z_][A-Za-z0-9_.#+-]*)=(.+)$")
 
@@ -82,7 +84,11 @@ class LeagueConfig:
     (which also fixes ``num_players`` and the rule options).  ``agents`` are
     agent specs, optionally labelled ``label=spec``.  ``round_size``
     (matches per scheduling round, a multiple of the player count) defaults
-    to ``num_players * max(4, len(agents))``.
+    to ``num_players * max(4, len(agents))``.  ``rating_lag`` ``L``: round
+    ``r`` is drawn from the ratings after rounds ``0 .. r-1-L``, so ``L + 1``
+    rounds may be played at once; ``None`` means the stored lag for a resumed
+    league and :func:`default_rating_lag` for a new one (0: every round waits
+    for the one before it).
     """
 
     game: Any
@@ -93,6 +99,13 @@ class LeagueConfig:
     round_size: int | None = None
     rating: RatingConfig = field(default_factory=RatingConfig)
     max_decisions: int = 100_000
+    rating_lag: int | None = None
+
+
+def default_rating_lag(round_size: int) -> int:
+    """A new league's rating lag: the fewest rounds of ``round_size`` matches that hold ``LAG_MATCHES``
+    matches, at least 1 (enough matches to keep a few dozen workers busy)."""
+    return max(1, -(-LAG_MATCHES // int(round_size)))
 
 
 @dataclass(frozen=True)
@@ -152,6 +165,10 @@ class ResolvedLeague:
         if not isinstance(config.rating, RatingConfig):
             raise ValueError(f"rating must be a RatingConfig, got {config.rating!r}")
         self.round_size = int(round_size)
+        lag = config.rating_lag if config.rating_lag is not None else default_rating_lag(self.round_size)
+        #: round r is drawn from the ratings after rounds 0 .. r-1-rating_lag
+        self.rating_lag = int(Knob("rating_lag", int, None, "rounds a round's draw lags behind the ratings",
+                                   low=0).validate(lag, "league"))
         self.seed = seed
         self.rating = config.rating
         self.max_decisions = int(config.max_decisions)
@@ -178,8 +195,9 @@ class ResolvedLeague:
 
     @property
     def identity(self) -> dict[str, Any]:
-        """What the database stores and a resumed league must match exactly."""
-        return {
+        """What the database stores and a resumed league must match exactly (a lag of 0 is not written: the
+        leagues stored before the lag existed hold no key and play barrier rounds)."""
+        identity = {
             "format": LEAGUE_FORMAT,
             "game": self.game.name,
             "game_config": self.game.config,
@@ -189,6 +207,9 @@ class ResolvedLeague:
             "rating": self.rating.to_dict(),
             "max_decisions": self.max_decisions,
         }
+        if self.rating_lag:
+            identity["rating_lag"] = self.rating_lag
+        return identity
 
     def worker_spec(self) -> WorkerSpec:
         return WorkerSpec(self.game, tuple((r.name, r.spec) for r in self.records), self.max_decisions)
@@ -213,9 +234,29 @@ def config_from_identity(identity: dict[str, Any], game: Any = None) -> LeagueCo
         agents = [a["spec"] if a["name"] == a["spec"] else f"{a['name']}={a['spec']}" for a in identity["agents"]]
         return LeagueConfig(game=game, agents=agents, num_players=n, options=options, seed=identity["seed"],
                             round_size=identity["round_size"], rating=RatingConfig.from_dict(identity["rating"]),
-                            max_decisions=identity["max_decisions"])
+                            max_decisions=identity["max_decisions"], rating_lag=stored_rating_lag(identity))
     except (KeyError, TypeError) as e:
         raise ValueError(f"the stored league configuration is incomplete ({type(e).__name__}: {e})") from None
+
+
+def stored_rating_lag(identity: dict[str, Any]) -> int:
+    """The rating lag of a stored league (0 where the key is missing: a league stored before it existed)."""
+    lag = identity.get("rating_lag", 0)
+    if isinstance(lag, bool) or not isinstance(lag, int) or lag < 0:
+        raise ValueError(f"the stored league configuration's rating_lag is {lag!r}, not a number of rounds >= 0")
+    return lag
+
+
+def resume_config(config: LeagueConfig, identity: dict[str, Any]) -> LeagueConfig:
+    """``config`` for resuming the stored league ``identity``: it keeps the stored rating lag (``None`` takes
+    it; another lag is refused, since it would change the schedule of the matches still to play)."""
+    stored = stored_rating_lag(identity)
+    if config.rating_lag is None:
+        return replace(config, rating_lag=stored)
+    if config.rating_lag != stored:
+        raise ValueError(f"league: the stored league has rating_lag {stored}, a resumed league keeps it "
+                         f"(asked for {config.rating_lag!r}); leave the lag out or give {stored}")
+    return config
 
 
 def describe_difference(stored: dict[str, Any], requested: dict[str, Any]) -> str:
@@ -249,7 +290,8 @@ def candidate_groups(num_agents: int, n: int, rng: np.random.Generator) -> list[
 
 
 def schedule_round(league: ResolvedLeague, round_index: int, tracker: RatingTracker) -> list[MatchTask]:
-    """The ``round_size`` matches of round ``round_index``, given the ratings after all earlier rounds."""
+    """The ``round_size`` matches of round ``round_index``, given ``tracker``: the ratings after rounds
+    ``0 .. round_index-1-rating_lag`` (the caller's part: the draw depends on nothing else)."""
     n = league.game.num_players
     k = len(league.records)
     rng = np.random.default_rng(np.random.SeedSequence([league.seed, 0x5C4ED, round_index]))

@@ -3,8 +3,10 @@
 Expert iteration, distillation and fine-tuning all train a
 :class:`~meeplezoo.training.networks.BlockNet` with AdamW on minibatches drawn from a seeded permutation,
 and keep the network and optimiser in ``trainer.pt`` (loaded with ``weights_only=True``) so a resumed run
-continues exactly.  Each trainer keeps only its loss.  Loaded through :func:`meeplezoo.training.run.learner`,
-so nothing else needs torch.
+continues exactly.  Each trainer keeps only its loss.  The learner trains on its ``device`` (``cpu``,
+``cuda``, ``cuda:N`` or ``auto``, :func:`~meeplezoo.training.inference.resolve_device`); ``trainer.pt`` is
+written from CPU copies, so a run trained on a GPU continues on a machine without one.  Loaded through
+:func:`meeplezoo.training.run.learner`, so nothing else needs torch.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import torch
 
 from meeplezoo.agents.network import PolicyValueNet
 
+from .inference import resolve_device
 from .networks import BlockNet, BlockNetConfig, config_dict
 
 
@@ -25,13 +28,16 @@ class Learner:
     """A block network for ``game`` with its AdamW optimiser.
 
     ``config`` holds :class:`BlockNetConfig` widths (those not given take its defaults); ``start`` (a numpy
-    network) gives the starting weights, otherwise they are drawn after ``torch.manual_seed(seed)``.
+    network) gives the starting weights, otherwise they are drawn after ``torch.manual_seed(seed)`` (on the
+    CPU, then moved: the same weights on every ``device``).  The network and the optimiser live on
+    ``device``; :meth:`tensor` puts a batch there.
     """
 
     def __init__(self, game: Any, config: Mapping[str, int], *, lr: float, weight_decay: float, seed: int = 0,
-                 start: PolicyValueNet | None = None, threads: int | None = None) -> None:
+                 start: PolicyValueNet | None = None, threads: int | None = None, device: str = "cpu") -> None:
         if threads:
             torch.set_num_threads(int(threads))
+        self.device = torch.device(resolve_device(device))
         self.game = game
         self.config = config_dict(BlockNetConfig(**dict(config)))  # every width, the defaults filled in
         if start is None:
@@ -39,18 +45,21 @@ class Learner:
         self.net = BlockNet(game.observation_spec, game.num_actions, game.num_players, BlockNetConfig(**self.config))
         if start is not None:
             self.net.load_arrays(start.params)
+        self.net.to(self.device)
         self.opt = torch.optim.AdamW(self.net.parameters(), lr=lr, weight_decay=weight_decay)
 
     # -- saved state -------------------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
-        """Network and optimiser into ``path`` (written beside it first: a killed run keeps the old one)."""
+        """Network and optimiser into ``path`` (written beside it first: a killed run keeps the old one), every
+        tensor a CPU copy: the file loads on a machine without the device it was trained on."""
         path = Path(path)
         tmp = path.with_name(path.name + ".tmp")
-        torch.save({"net": self.net.state_dict(), "opt": self.opt.state_dict()}, tmp)
+        torch.save(to_cpu({"net": self.net.state_dict(), "opt": self.opt.state_dict()}), tmp)
         tmp.replace(path)
 
     def load(self, path: str | Path) -> None:
-        state = torch.load(path, weights_only=True)
+        """Network and optimiser from :meth:`save`'s file (onto this learner's device)."""
+        state = torch.load(path, weights_only=True, map_location="cpu")
         self.net.load_state_dict(state["net"])
         self.opt.load_state_dict(state["opt"])
 
@@ -84,7 +93,7 @@ class Learner:
             self.net.train()
             sums: dict[str, float] = {}
             for idx in self.minibatches(n, 1, batch_size, rng):
-                batch = {k: as_tensor(v[idx]) for k, v in data.items()}
+                batch = {k: self.tensor(v[idx]) for k, v in data.items()}
                 value, parts = loss(batch)
                 self.opt.zero_grad()
                 value.backward()
@@ -103,6 +112,21 @@ class Learner:
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return self.net(obs)
+
+    def tensor(self, x: np.ndarray) -> torch.Tensor:
+        """``x`` as a tensor on this learner's device (float16 arrays as float32)."""
+        return as_tensor(x).to(self.device)
+
+
+def to_cpu(obj: Any) -> Any:
+    """``obj`` (nested dicts, lists and tuples of tensors, as a ``state_dict``) with every tensor on the CPU."""
+    if isinstance(obj, torch.Tensor):
+        return obj.detach().cpu()
+    if isinstance(obj, dict):
+        return {k: to_cpu(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(to_cpu(v) for v in obj)
+    return obj
 
 
 def masked_log_softmax(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

@@ -59,6 +59,7 @@ from meeplezoo.envs.core import Game
 from meeplezoo.envs.core.gym import SingleAgentEnv
 from meeplezoo.registry import make_game
 from meeplezoo.training.arena import SEED_LIMIT, AgentStats, evaluate, format_evaluation, offset_seed
+from meeplezoo.training.inference import resolve_device
 from meeplezoo.training.networks import BlockNet, BlockNetConfig, config_dict
 from meeplezoo.training.ppo_config import (
     BATCH_SIZE,
@@ -334,14 +335,15 @@ def train(game: str | Game = "kerala", num_players: int | None = 2,
           opponents: Mapping[str, float] | str | None = None, timesteps: int = 20_000,
           out_dir: str | Path = "runs/ppo", *, time_limit: float | None = None, torch_threads: int | None = 1,
           progress: bool = False, tensorboard: bool = True, verbose: int = 1,
-          rule_options: Mapping[str, Any] | None = None, **settings: Any) -> TrainResult:
+          rule_options: Mapping[str, Any] | None = None, device: str = "cpu", **settings: Any) -> TrainResult:
     """Train MaskablePPO on ``game`` and return where the checkpoints are and how they play.
 
     ``game`` is a registry id (``num_players`` and ``rule_options`` configure it) or a Game object;
     ``opponents`` are ``{spec: weight}`` or ``"random:1,heuristic:1"`` (default random and heuristic);
     ``settings`` are the other knobs of :class:`~meeplezoo.training.ppo_config.PPOConfig` (``self_play``,
     ``eval_against``, ``eval_games``, ``net``, ``net_arch``, ``learning_rate``, ``rollout_steps``...).
-    Training stops after ``timesteps`` learner decisions or ``time_limit`` seconds.
+    Training stops after ``timesteps`` learner decisions or ``time_limit`` seconds; the policy trains on
+    ``device`` (``cpu``, ``cuda``, ``cuda:N``, ``auto``).
     """
     if isinstance(game, Game):
         if rule_options or (num_players is not None and num_players != game.num_players):
@@ -355,7 +357,7 @@ def train(game: str | Game = "kerala", num_players: int | None = 2,
     cfg = PPOConfig(game=game.name, num_players=game.num_players, options=dict(game.non_default_options),
                     opponents=opponents, timesteps=timesteps, **settings)
     return train_config(cfg, out_dir, game=game, time_limit=time_limit, torch_threads=torch_threads,
-                        progress=progress, tensorboard=tensorboard, verbose=verbose)
+                        progress=progress, tensorboard=tensorboard, verbose=verbose, device=device)
 
 
 def resolve(cfg: PPOConfig, game: Game) -> PPOConfig:
@@ -385,12 +387,14 @@ def resolve(cfg: PPOConfig, game: Game) -> PPOConfig:
 
 def train_config(cfg: PPOConfig, out_dir: str | Path, *, game: Game | None = None, time_limit: float | None = None,
                  torch_threads: int | None = 1, progress: bool = False, tensorboard: bool = True,
-                 verbose: int = 1) -> TrainResult:
-    """Train the run ``cfg`` describes into ``out_dir`` (``game``: a Game object for an unregistered game)."""
+                 verbose: int = 1, device: str = "cpu") -> TrainResult:
+    """Train the run ``cfg`` describes into ``out_dir`` (``game``: a Game object for an unregistered game) on
+    ``device`` (the policy's: ``cpu``, ``cuda``, ``cuda:N``, ``auto``; the opponents play in numpy)."""
     game = game if game is not None else cfg.make_game()
     if time_limit is not None and not time_limit > 0:
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     cfg = resolve(cfg, game)
+    device = resolve_device(device)
     pool = OpponentPool(game, cfg.opponents, self_play_weight=cfg.self_play_weight if cfg.self_play else 0.0,
                         keep_last=cfg.keep_last)
     pool.check()  # a bad spec fails here, not in a worker
@@ -404,7 +408,7 @@ def train_config(cfg: PPOConfig, out_dir: str | Path, *, game: Game | None = Non
     (out / "config.json").write_text(json.dumps(cfg.to_json(), indent=2))
     if torch_threads:
         torch.set_num_threads(torch_threads)
-    model, callback, wall = _learn(cfg, game, pool, out, time_limit, progress, tensorboard, verbose)
+    model, callback, wall = _learn(cfg, game, pool, out, time_limit, progress, tensorboard, verbose, device)
     # 5. final checkpoint, and the best one evaluated on fresh seeds
     final_path = save_checkpoint(model, out / "final.zip", callback.metadata())
     best_path = callback.best_path
@@ -425,7 +429,7 @@ def train_config(cfg: PPOConfig, out_dir: str | Path, *, game: Game | None = Non
 
 
 def _learn(cfg: PPOConfig, game: Game, pool: OpponentPool, out: Path, time_limit: float | None, progress: bool,
-           tensorboard: bool, verbose: int) -> tuple[MaskablePPO, TrainingCallback, float]:
+           tensorboard: bool, verbose: int, device: str = "cpu") -> tuple[MaskablePPO, TrainingCallback, float]:
     """Steps 2-4: the vectorised envs, the model, and learning with the callback; (model, callback, seconds)."""
     n_steps = max(16, math.ceil(cfg.rollout_steps / cfg.n_envs))
     rollout = n_steps * cfg.n_envs
@@ -437,7 +441,7 @@ def _learn(cfg: PPOConfig, game: Game, pool: OpponentPool, out: Path, time_limit
     env = make_vec_env(game, pool, cfg.n_envs, cfg.vec, cfg.seed, cfg.reward_mode)
     try:
         model = MaskablePPO(
-            "MlpPolicy", env, n_steps=n_steps, seed=sb3_seed(cfg.seed), device="cpu", verbose=0,
+            "MlpPolicy", env, n_steps=n_steps, seed=sb3_seed(cfg.seed), device=device, verbose=0,
             tensorboard_log=str(out / "tb") if tensorboard else None,
             policy_kwargs=policy_kwargs(cfg.net_arch, cfg.activation) if blocks is None
             else blocks_policy_kwargs(game, blocks), **{k: getattr(cfg, k) for k in SB3_KNOBS})

@@ -38,6 +38,7 @@ from meeplezoo.registry import GAMES, make_game
 
 from .arena import SEED_LIMIT, evaluate
 from .executor import Executor
+from .inference import INFERENCE_KNOBS
 
 #: files of a run directory
 CONFIG_FILE, PROGRESS_FILE, LOG_FILE, TRAINER_FILE = "config.json", "progress.json", "log.csv", "trainer.pt"
@@ -83,6 +84,8 @@ RUN_KNOBS = Knobs("train", [
     Knob("time_limit", float, None, "stop after this many seconds (a continued run goes on)", low=0, low_open=True,
          metavar="SECONDS"),
     Knob("torch_threads", int, 1, "torch threads for the updates", low=1),
+    dataclasses.replace(INFERENCE_KNOBS["device"], doc="where the network trains: cpu, cuda, cuda:N or auto (cuda "
+                        "when torch sees a GPU); self-play and evaluation stay in numpy on the CPU"),
 ])
 
 #: the network widths besides the hidden width (:class:`~meeplezoo.training.networks.BlockNetConfig` fields)

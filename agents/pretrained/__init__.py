@@ -25,7 +25,7 @@ from meeplezoo.registry import game_class
 
 from ..base import Agent
 from ..checkpoint import read_network_metadata
-from ..network import NET_KNOBS, NetworkAgent, PolicyValueNet, network_search
+from ..network import NET_KNOBS, NetworkAgent, load_network, network_search
 from ..search import NETWORK_SEARCH_KNOBS
 
 #: the folder holding the shipped checkpoints
@@ -100,7 +100,7 @@ def make_pretrained(game: Any = None, num_players: int | None = None, seed: int 
     is given.  A Game with rule options the checkpoint was not trained with is refused."""
     options = PRETRAINED_KNOBS.validate(options, fill=False)
     path = checkpoint_path(game, num_players)
-    net = PolicyValueNet.load(path, game, num_players)
+    net = load_network(path, game, num_players)
     search = bool(options.pop("search", False)) or "sims" in options or "time" in options
     if options.get("temperature", 0) is None:
         del options["temperature"]

@@ -106,12 +106,13 @@ def declare(game: AsaraGame) -> ObservationSpec:
              "start player (4), turns taken this year / 30; seats relative to the observer")
     spec.add("pending", PENDING, "chosen area (17), build steps left 0..7 (8), plot (7), towers opened per "
              "material (5), spies fee paid, searched pile (4), chosen cards (20), lit windows left to keep")
-    spec.add("seats", (MAX_SEATS, 3), "per seat: money / 100, PP / 150, hand size / 12 (scaled_count)")
+    spec.add("seats", (MAX_SEATS, 3), "per seat: money / 100, PP / 150, hand size / 12 (scaled_count)", seats=True)
     spec.add("areas", (len(LIMITED_AREAS), 7), "per area but the 5-Asari building: lead suit or none (6), "
              "face-down pairs / 4")
     spec.add("spaces", (game.total_spaces, 2), "per card space: occupied, occupied by me")
     spec.add("five", 1, "cards on the 5-Asari building / 20")
-    spec.add("cards_laid", (MAX_SEATS, 6), "per seat: face-up cards per suit (5), face-down cards; / cards per suit")
+    spec.add("cards_laid", (MAX_SEATS, 6), "per seat: face-up cards per suit (5), face-down cards; / cards per suit",
+             seats=True)
     spec.add("displays", C.NUM_KINDS, "face-up tiles per kind (type x material x gold) / 6")
     spec.add("piles", C.NUM_KINDS + 5, "pile composition per kind (40), pile sizes / 25 (4), lit stack / 15")
     pb = player_block_size(game.slots)
@@ -123,7 +124,7 @@ def declare(game: AsaraGame) -> ObservationSpec:
              "the stack, lit windows drawn now (per suit or material)")
     spec.add("belief", 6, "unseen cards per suit (5), undealt deck size / 45")
     spec.stack("players", [f"player_{i}" for i in range(MAX_SEATS)], "the seats' reserves and towers, "
-               "observer first, padded to 4")
+               "observer first, padded to 4", seats=True, seat_presence=(pb - 1, pb))
     return spec
 
 

@@ -13,7 +13,12 @@ one-line meaning.  Everything else comes from that one declaration:
 * the Markdown table of ``docs/observations.md`` (:meth:`ObservationSpec.markdown`);
 * optionally, :class:`ActionFeatures`: for actions named relative to something in the observation
   (Kerala's picks: an offered tile placed next to an elephant), where each action's own inputs lie
-  in the flat vector, so a network can score each such action from them (``action_hidden``).
+  in the flat vector, so a network can score each such action from them (``action_hidden``);
+* optionally, the seats: arrays of the structured view declared ``seats=True`` hold one row per seat,
+  the observer first, then the others in seat order (a network encodes every row with one shared
+  encoder, so one network reads every player count); ``seat_presence`` says where a row shows whether
+  its seat plays (arrays padded to the largest player count); :class:`CellActions` name the actions
+  that each name one cell of a board (a network may score them cell by cell).
 
 An :class:`Observer` builds observations for one game configuration and owns every cache it keeps;
 the rules engine only records what changed (:class:`Changes`), so that an observer can tell a state
@@ -44,6 +49,11 @@ class Block:
     doc: str = ""
     #: a board: the last two dims are a grid of cells (networks convolve over them)
     spatial: bool = False
+    #: the leading axis is one row per seat, the observer first (see :meth:`ObservationSpec.seat_names`)
+    seats: bool = False
+    #: a board's planes (leading index) whose non-zero cells cover every non-zero cell of the block (None:
+    #: all of them): a network may look for the occupied cells on these planes alone
+    support: tuple[int, ...] | None = None
 
     @property
     def size(self) -> int:
@@ -108,6 +118,27 @@ class ActionFeatures:
                                  f"in [0, {size})")
 
 
+@dataclass(frozen=True)
+class CellActions:
+    """A run of action ids that each name one cell of a board: ``start + row * width + col`` names the
+    cell ``(row, col)`` of the structured-view array ``board`` (a board stacked per seat: the observer's)."""
+
+    name: str
+    start: int
+    board: str
+
+    def validate(self, spec: ObservationSpec, num_actions: int) -> int:
+        """The number of cells, after checking the board and the action ids (ValueError naming what is wrong)."""
+        if self.board not in spec.spatial_names():
+            raise ValueError(f"cell actions {self.name!r}: {self.board!r} is not a board of the observation")
+        shape = spec.structure()[self.board][0]
+        cells = int(shape[-2]) * int(shape[-1])
+        if self.start < 0 or self.start + cells > num_actions:
+            raise ValueError(f"cell actions {self.name!r}: ids {self.start}..{self.start + cells - 1} are not "
+                             f"all in [0, {num_actions})")
+        return cells
+
+
 class ObservationSpec:
     """The declared layout of a flat observation: named blocks in order (see the module docstring).
 
@@ -119,23 +150,43 @@ class ObservationSpec:
         self.size = 0
         #: the actions a network may score from their own inputs (None: the game declares none)
         self.action_features: ActionFeatures | None = None
+        #: the stacks declared ``seats=True`` (one member per seat, observer first)
+        self.seat_stacks: set[str] = set()
+        #: ``(array, start, stop)``: in every row of that seat array, the entries ``start:stop`` sum to 1 when
+        #: the seat plays and to 0 when the row pads an absent seat (None: every row is a seat that plays)
+        self.seat_presence: tuple[str, int, int] | None = None
+        #: the runs of actions that each name one cell of a board (:class:`CellActions`)
+        self.cell_actions: tuple[CellActions, ...] = ()
 
     def add(self, name: str, shape: int | tuple[int, ...], doc: str = "", low: float = 0.0,
-            high: float = 1.0, *, spatial: bool = False) -> slice:
-        """Append block ``name``; ``spatial``: its last two dims are a board's grid of cells."""
+            high: float = 1.0, *, spatial: bool = False, seats: bool = False,
+            seat_presence: tuple[int, int] | None = None, support: tuple[int, ...] | None = None) -> slice:
+        """Append block ``name``; ``spatial``: its last two dims are a board's grid of cells; ``seats``: its
+        leading axis is one row per seat, observer first; ``seat_presence=(start, stop)``: where a row shows
+        that its seat plays (see :attr:`seat_presence`); ``support``: the planes of a board of planes whose
+        non-zero cells cover all of its non-zero cells (see :class:`Block`)."""
         if name in self.blocks or name in self.stacks:
             raise ValueError(f"duplicate observation block {name!r}")
         shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(x) for x in shape)
         if spatial and len(shape) < 2:  # noqa: PLR2004 - a grid has two dims
             raise ValueError(f"block {name!r}: a spatial block needs at least two dims, got shape {shape}")
-        block = Block(name, shape, self.size, float(low), float(high), doc, bool(spatial))
+        if support is not None:
+            support = tuple(int(i) for i in support)
+            if not spatial or len(shape) != 3 or not all(0 <= i < shape[0] for i in support):  # noqa: PLR2004
+                raise ValueError(f"block {name!r}: support names planes of a spatial (planes, rows, cols) block, "
+                                 f"got {support} for shape {shape}")
+        block = Block(name, shape, self.size, float(low), float(high), doc, bool(spatial), bool(seats), support)
         self.blocks[name] = block
         self.size = block.stop
+        if seat_presence is not None:
+            self._presence(name, seats, int(np.prod(shape[1:], dtype=np.int64)), seat_presence)
         return block.slice
 
-    def stack(self, name: str, members: list[str] | tuple[str, ...], doc: str = "") -> None:
+    def stack(self, name: str, members: list[str] | tuple[str, ...], doc: str = "", *, seats: bool = False,
+              seat_presence: tuple[int, int] | None = None) -> None:
         """Show the blocks ``members`` (adjacent, in order, of one shape) as one array ``name`` with a
-        leading axis in the structured view (e.g. one platform per seat, observer first)."""
+        leading axis in the structured view (e.g. one platform per seat, observer first); ``seats``: that
+        axis is one member per seat, observer first (``seat_presence`` as in :meth:`add`)."""
         members = tuple(members)
         if name in self.blocks or name in self.stacks:
             raise ValueError(f"duplicate observation block {name!r}")
@@ -144,6 +195,21 @@ class ObservationSpec:
             if a.stop != b.start or a.shape != b.shape:
                 raise ValueError(f"stack {name!r}: blocks {a.name!r} and {b.name!r} are not adjacent of one shape")
         self.stacks[name] = (members, doc)
+        if seats:
+            self.seat_stacks.add(name)
+        if seat_presence is not None:
+            self._presence(name, seats, bs[0].size, seat_presence)
+
+    def _presence(self, name: str, seats: bool, row: int, where: tuple[int, int]) -> None:
+        start, stop = (int(x) for x in where)
+        if not seats or not 0 <= start < stop <= row:
+            raise ValueError(f"{name!r}: seat_presence needs seats=True and a range inside a row of {row} "
+                             f"values, got {where!r}")
+        self.seat_presence = (name, start, stop)
+
+    def add_cell_actions(self, name: str, start: int, board: str) -> None:
+        """Declare the actions ``start .. start + cells - 1`` as naming the cells of ``board`` (row-major)."""
+        self.cell_actions = (*self.cell_actions, CellActions(name, int(start), board))
 
     # -- the flat vector --------------------------------------------------------------------
     @property
@@ -188,6 +254,16 @@ class ObservationSpec:
         stacked = {m: name for name, (members, _doc) in self.stacks.items() for m in members}
         return {stacked.get(b.name, b.name) for b in self.blocks.values() if b.spatial}
 
+    def seat_names(self) -> list[str]:
+        """The arrays of the structured view with a leading seat axis (declared ``seats=True``), in flat order."""
+        stacked = {m: name for name, (members, _doc) in self.stacks.items() for m in members}
+        out: list[str] = []
+        for b in self.blocks.values():
+            name = stacked.get(b.name, b.name)
+            if (b.seats or name in self.seat_stacks) and name not in out:
+                out.append(name)
+        return out
+
     def views(self, flat: np.ndarray) -> dict[str, np.ndarray]:
         """The structured view of ``flat``: arrays of their natural shapes that share its memory."""
         return {name: flat[sl].reshape(shape) for name, (shape, _lo, _hi, sl) in self._structure_cached().items()}
@@ -208,7 +284,22 @@ class ObservationSpec:
         for name, (members, doc) in self.stacks.items():
             shape = " x ".join(map(str, (len(members), *self.blocks[members[0]].shape)))
             rows.append(f"| `{name}` (dict view) | {shape} | `{members[0]}` .. `{members[-1]}` | | {doc} |")
-        return "\n".join(rows)
+        return "\n".join(rows + self._seat_notes())
+
+    def _seat_notes(self) -> list[str]:
+        """What the table does not show: the per-seat arrays, seat presence and cell actions."""
+        out = []
+        seats = self.seat_names()
+        if seats:
+            line = "Per seat (one row per seat, the observer first): " + ", ".join(f"`{n}`" for n in seats)
+            if self.seat_presence is not None:
+                name, start, stop = self.seat_presence
+                line += f"; a row's seat plays when its values {start}:{stop} of `{name}` sum to 1"
+            out += ["", line + "."]
+        if self.cell_actions:
+            out += ["", "Cell actions (each names one cell of a board, row-major): " + ", ".join(
+                f"`{c.name}` from action {c.start} on `{c.board}`" for c in self.cell_actions) + "."]
+        return out
 
 
 def _num(x: float) -> str:

@@ -62,6 +62,8 @@ BLOCKS = (
     ("window", 1, "the opponent has passed in the buy window"),
 )
 
+#: the blocks with one row per seat (me, then the opponent)
+SEAT_BLOCKS = ("lava_discs", "beach_sums", "shamans", "statues", "statue_supply", "hands", "scores")
 
 #: columns of a row of ``ahead`` and of ``landing_detail``'s picking flags
 RECEIVER_FLAGS = 4  # I pick first, I get the rest, the opponent picks first, the opponent gets the rest
@@ -79,7 +81,7 @@ def declare(derived: bool = False) -> ObservationSpec:
     """The blocks of :data:`BLOCKS` in order, then with ``derived`` those of :data:`DERIVED_BLOCKS`."""
     spec = ObservationSpec()
     for name, shape, doc in BLOCKS + (DERIVED_BLOCKS if derived else ()):
-        spec.add(name, shape, doc)
+        spec.add(name, shape, doc, seats=name in SEAT_BLOCKS)
     return spec
 
 

@@ -112,7 +112,8 @@ def declare(game: Any) -> ObservationSpec:
     spec.add("sequence", (SEQ_SPACES, 12), "per space: token, value (5), spear, occupant (5 seats, egocentric)")
     spec.add("bag", 11, "tokens in the bag by (value, spear) / 5, total / 25")
     spec.add("players", (MAX_P, PLAYER_W), "per seat, observer first: VP, resources, round sum, target, turn "
-             "order, chieftain, villages (5 x 25), Kahunas, Tikis, boats, huts, income, village VP, spears, gods")
+             "order, chieftain, villages (5 x 25), Kahunas, Tikis, boats, huts, income, village VP, spears, gods",
+             seats=True, seat_presence=(W_ORDER, W_ORDER + MAX_P))  # a seat that plays has a turn-order place
     return spec
 
 

@@ -97,6 +97,7 @@ if TYPE_CHECKING:
     from .state import KeralaGame, KeralaState, PlatformScore
 
 BOARD_PLANES = 20  # planes 0-19: what the platform shows
+PLANE_OCCUPIED = 5  # every value of a platform lies on an occupied cell or a cell the decision may name
 PLANE_LEGAL = 20
 PLANE_KEPT = 21  # derived features only
 PLANE_AREA = 22  # derived features only
@@ -174,7 +175,7 @@ class KeralaObserver(Observer):
         derived = " (21: kept area, 22: area tiles / 10)" if planes == PLANES_DERIVED else ""
         for i in range(n):
             spec.add(f"platform_{i}", (planes, side, side), f"seat {i}'s platform (0: the observer), planes as in "
-                     "`platforms`", spatial=True)
+                     "`platforms`", spatial=True, support=(PLANE_OCCUPIED, PLANE_LEGAL))
         spec.add("pending_cell", (side, side), "the stack chosen as move-tile source (or just moved)", spatial=True)
         feats = num_player_features(game)
         extra = ("; areas per colour / 5 (5), score parts: symbols / 60, edges / 10, removed / 40, missing "
@@ -196,8 +197,14 @@ class KeralaObserver(Observer):
         spec.stack("platforms", [f"platform_{i}" for i in range(n)],
                    "per seat, observer first: planes 0-4 top colour, 5 occupied, 6 symbols / 3, 7-10 coloured edge "
                    "N/E/S/W, 11-15 second colour, 16 action tile, 17 height / 8, 18 elephant, 19 own colour, 20 "
-                   f"cells the decision may name (observer's own platform, on its turn){derived}")
-        spec.stack("players", [f"player_{i}" for i in range(n)], "the player features, observer first")
+                   f"cells the decision may name (observer's own platform, on its turn){derived}", seats=True)
+        spec.stack("players", [f"player_{i}" for i in range(n)], "the player features, observer first",
+                   seats=True, seat_presence=(0, C.NUM_COLOURS))  # every seat owns one colour
+        codec = game.codec
+        for e in range(2):
+            spec.add_cell_actions(f"move_elephant_{e}", codec.move_elephant_base + e * game.num_cells, "platforms")
+        spec.add_cell_actions("move_tile_src", codec.src_base, "platforms")
+        spec.add_cell_actions("move_tile_dst", codec.dst_base, "platforms")
         return spec
 
     def __init__(self, game: KeralaGame) -> None:

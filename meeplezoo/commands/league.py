@@ -2,7 +2,8 @@
 
     meeplezoo league run --game kerala --players 4 \\
         --agents random,heuristic,mcts:sims=200,ppo:runs/kerala/best.zip \\
-        --matches 400 --db league.sqlite --workers 2 [--resume] [--backend ray --address auto] [--seed S]
+        --matches 400 --db league.sqlite --workers 2 [--resume] [--backend ray --address auto] [--seed S] \\
+        [--rating-lag N]
     meeplezoo league table --db league.sqlite [--csv F | --json F]
     meeplezoo league plot --db league.sqlite --out ratings.png
 
@@ -45,6 +46,10 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--seed", type=seed_arg, default=None, help="league seed (default 0)")
     p.add_argument("--round-size", type=int_arg(1), default=None,
                    help="matches per scheduling round (multiple of the player count; default players * max(4, agents))")
+    p.add_argument("--rating-lag", type=int_arg(0), default=None, metavar="N",
+                   help="round r is drawn from the ratings after rounds up to r-1-N, so N+1 rounds play at once "
+                        "(stored with the league; default the fewest rounds holding 64 matches, at least 1; "
+                        "0: every round waits for the one before it)")
     p.add_argument("--rating-model", default=None,
                    help="openskill model: plackett_luce (default), bradley_terry_full, bradley_terry_part, "
                         "thurstone_mosteller_full, thurstone_mosteller_part")
@@ -69,7 +74,7 @@ def add_parser(subparsers: Any) -> None:
 def _config_from_args(args: argparse.Namespace) -> Any:
     """The league configuration the arguments ask for (None: take the stored one on --resume)."""
     identity_args = (args.game, args.agents, args.players, args.variant, args.game_version, args.option, args.seed,
-                     args.round_size, args.rating_model, args.tau)
+                     args.round_size, args.rating_model, args.tau, args.rating_lag)
     base = None
     if args.resume:
         if all(a is None for a in identity_args):
@@ -109,6 +114,7 @@ def _config_from_args(args: argparse.Namespace) -> Any:
         round_size=pick(args.round_size, base and base.round_size, None),
         rating=rating,
         max_decisions=base.max_decisions if base is not None else 100_000,
+        rating_lag=args.rating_lag,  # None: the stored lag on --resume, the default for a new league
     )
 
 

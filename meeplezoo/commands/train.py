@@ -42,10 +42,10 @@ ABOUT = {
                 "--opponents; resumable",
 }
 #: the run settings each algorithm reads besides its config
-RUNS_ON = {"ppo": ("time_limit", "torch_threads"),
-           "exit": ("time_limit", "torch_threads", "workers", "backend", "address"),
-           "distill": ("time_limit", "torch_threads", "workers", "backend", "address"),
-           "finetune": ("time_limit", "torch_threads", "workers")}
+RUNS_ON = {"ppo": ("time_limit", "torch_threads", "device"),
+           "exit": ("time_limit", "torch_threads", "device", "workers", "backend", "address"),
+           "distill": ("time_limit", "torch_threads", "device", "workers", "backend", "address"),
+           "finetune": ("time_limit", "torch_threads", "device", "workers")}
 #: flags read for an algorithm that has no knob of that name (see the module's doc)
 ALIASES = {("exit", "--width"): ("flat_hidden", "trunk_hidden")}
 _UNSET: Any = object()
@@ -203,7 +203,8 @@ def _distill(cfg: Any, out: str, settings: dict[str, Any], args: argparse.Namesp
     if args.generate_only:
         print(f"{out}: {have} chunks of {cfg.chunk} games")
         return 0
-    print(distill.fit(cfg, out, torch_threads=settings["torch_threads"], verbose=verbose).summary())
+    print(distill.fit(cfg, out, torch_threads=settings["torch_threads"], device=settings["device"],
+                      verbose=verbose).summary())
     return 0
 
 

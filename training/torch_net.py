@@ -1,0 +1,68 @@
+"""A network checkpoint's weights evaluated in torch, on the CPU or a GPU, as a drop-in for the numpy network.
+
+Built by :func:`meeplezoo.training.inference.inference_net` (which checks the settings); imports torch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+from meeplezoo.agents.network import PolicyValueNet
+
+from .networks import BlockNet, BlockNetConfig
+
+#: precision setting -> torch dtype
+DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+
+
+class TorchNet(PolicyValueNet):
+    """``net``'s weights in a torch :class:`~meeplezoo.training.networks.BlockNet` on ``device`` in
+    ``precision``.
+
+    The same public methods as :class:`~meeplezoo.agents.network.PolicyValueNet` (it is one: agents, the
+    search's :class:`~meeplezoo.agents.network.NetworkEvaluator` and ``save`` take it as they take the
+    numpy network): ``forward(obs) -> (logits (B, actions), values (B, players))`` and ``features(obs)``
+    take a batch of flat observations as a numpy array (or one observation) and give float32 numpy
+    arrays back; ``policy``, ``observe``, ``needs_own_observation`` and ``save`` are the numpy network's.
+    """
+
+    def __init__(self, net: PolicyValueNet, device: str = "cpu", precision: str = "float32") -> None:
+        if precision not in DTYPES:
+            raise ValueError(f"inference: precision must be one of {', '.join(DTYPES)}, got {precision!r}")
+        super().__init__(net.game, net.params, net.config, net.metadata, heads=net.heads)
+        self.device = torch.device(device)
+        self.precision = precision
+        self.dtype = DTYPES[precision]
+        module = BlockNet(self.game.observation_spec, self.game.num_actions, self.game.num_players,
+                          BlockNetConfig(**self.config), heads=net.heads)
+        module.load_arrays(self.params)
+        self.module = module.to(device=self.device, dtype=self.dtype).eval()
+
+    def __repr__(self) -> str:
+        return f"TorchNet({self.game!r}, device={str(self.device)!r}, precision={self.precision!r})"
+
+    def _input(self, obs: Any) -> torch.Tensor:
+        x = np.asarray(obs, dtype=np.float32)
+        if x.ndim == 1:
+            x = x[None]
+        return torch.from_numpy(np.ascontiguousarray(x)).to(device=self.device, dtype=self.dtype)
+
+    @staticmethod
+    def _output(t: torch.Tensor) -> np.ndarray:
+        return t.float().cpu().numpy()
+
+    def forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(logits, values)`` for a batch of flat observations, as float32 numpy arrays."""
+        if not self.heads:
+            raise ValueError("this network is a trunk without heads (see features())")
+        with torch.inference_mode():
+            logits, values = self.module(self._input(obs))
+            return self._output(logits), self._output(values)
+
+    def features(self, obs: np.ndarray) -> np.ndarray:
+        """The trunk's output ``(B, trunk_hidden)`` for a batch of flat observations."""
+        with torch.inference_mode():
+            return self._output(self.module.features(self._input(obs)))
