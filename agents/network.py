@@ -141,6 +141,14 @@ class PolicyValueNet:
         batch; it saves the per-call cost, not the arithmetic."""
         return self._forward(obs, True)
 
+    def pooled_forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The pass the lockstep driver's pooled batches take: :meth:`forward_rows` for this numpy network,
+        the subclass's own :meth:`forward` for one that has one (torch: batched kernels, whose rounding may
+        depend on the batch)."""
+        if type(self).forward is PolicyValueNet.forward:
+            return self.forward_rows(obs)
+        return self.forward(obs)
+
     def _forward(self, obs: np.ndarray, rows: bool) -> tuple[np.ndarray, np.ndarray]:
         if not self.heads:
             raise ValueError("this network is a trunk without heads (see features())")
@@ -303,8 +311,8 @@ class NetworkEvaluator(Evaluator):
     @classmethod
     def evaluate_pool(cls, requests: list[Any]) -> list[tuple[Any, Any]]:
         """The answers to ``requests`` of evaluators on one network: the one-state requests (a search with
-        ``batch=1``) in one pass of the network (:meth:`PolicyValueNet.forward_rows` where the network has
-        it, so each answer is bit for bit what the request alone gets), the others alone."""
+        ``batch=1``) in one pass of the network (:meth:`PolicyValueNet.pooled_forward`: for the numpy network
+        each answer is bit for bit what the request alone gets), the others alone."""
         answers: list[Any] = [None] * len(requests)
         single = []
         for i, r in enumerate(requests):
@@ -319,8 +327,7 @@ class NetworkEvaluator(Evaluator):
         players = np.array([s.current_player for s in states])
         obs = np.stack([net.observe(s, p) for s, p in zip(states, players)])
         masks = np.stack([s.legal_mask() for s in states])
-        forward = getattr(net, "forward_rows", net.forward)
-        logits, values = forward(obs)
+        logits, values = getattr(net, "pooled_forward", net.forward)(obs)
         priors = masked_softmax(logits, masks)
         n = values.shape[1]
         seats = values[np.arange(len(states))[:, None], (np.arange(n)[None, :] - players[:, None]) % n]

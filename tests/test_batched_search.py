@@ -114,3 +114,29 @@ def test_games_at_once_must_be_positive():
     for bad in (0, -3):
         with pytest.raises(ValueError, match="games_at_once"):
             ExItConfig(game="template", games_at_once=bad)
+
+
+def test_self_play_on_torch_pools_through_torch():
+    pytest.importorskip("torch")
+    from meeplezoo.training.exit import self_play_net
+
+    cfg = ExItConfig(game="haus_der_sonne", sims=4, games_at_once=2, inference="torch", seed=1)
+    path = str(checkpoint_path("haus_der_sonne", 2))
+    net = self_play_net(cfg, path, cfg.make_game())
+    assert type(net).__name__ == "TorchNet"
+    obs = np.stack([net.observe(s, s.current_player) for s in _positions("haus_der_sonne", 3)])
+    for x, y in zip(net.pooled_forward(obs), net.forward(obs)):  # torch's batched pass, not numpy's rows
+        np.testing.assert_array_equal(x, y)
+    data = generate(cfg, "selfplay", [7, 8], path)
+    assert len(data["obs"]) > 10 and np.isfinite(data["pi"].astype(np.float32)).all()
+    with pytest.raises(ValueError, match="float16"):
+        ExItConfig(game="template", inference_precision="float16")
+
+
+def test_self_play_jobs_hold_games_at_once_games_and_one_per_worker_at_least():
+    from meeplezoo.training.exit import GENERATE_JOBS, _jobs
+
+    cfg = ExItConfig(game="template", games_at_once=8)
+    assert _jobs(cfg, "selfplay", 8, 1) == 1 and _jobs(cfg, "selfplay", 8, 2) == 2
+    assert _jobs(cfg, "selfplay", 40, 2) == 5 and _jobs(cfg, "selfplay", 3, 4) == 3
+    assert _jobs(cfg, "selfplay", 100_000, 2) == GENERATE_JOBS and _jobs(cfg, "imitation", 8, 1) == GENERATE_JOBS

@@ -9,6 +9,7 @@ tensors.  The CUDA tests run only where torch sees a GPU.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -172,7 +173,7 @@ def test_the_device_flag_is_a_run_setting_of_every_trainer(tmp_path, capsys):
     assert main(["train", "template", "--players", "3", "--algo", "exit", "--device", "cpu", "--iterations", "1",
                  "--games-per-iteration", "2", "--sims", "4", "--eval-games", "0", "--width", "16", "--out", str(out),
                  "--quiet", "--no-tensorboard"]) == 0
-    assert "device" not in (out / "config.json").read_text()  # a continued run may train elsewhere
+    assert "device" not in json.loads((out / "config.json").read_text())  # a continued run may train elsewhere
 
 
 # -- training on a device -----------------------------------------------------------------------------------------

@@ -45,19 +45,25 @@ from typing import Any
 import numpy as np
 
 from meeplezoo._version import __version__
-from meeplezoo.agents import make as make_agent
-from meeplezoo.agents.mcts import HeuristicPrior
-from meeplezoo.agents.network import LEAF_KINDS, PolicyValueNet, network_metadata, network_search, seats_to_egocentric
+from meeplezoo.agents.network import LEAF_KINDS, PolicyValueNet, network_metadata
 from meeplezoo.agents.registry import HEURISTICS, agent_knobs
-from meeplezoo.agents.search import Steps, drive, lockstep
 from meeplezoo.knobs import knob
 
 from .executor import Executor, check_execution, chunks, imap, make_executor
+from .exit_games import (  # noqa: F401 - play_game, _search and the rest re-exported where they were
+    OPPONENT_KINDS,
+    _concat,
+    _empty,
+    _search,
+    game_steps,
+    imitation_game,
+    play_game,
+    play_games,
+)
+from .inference import DEVICE_FORMS, PRECISIONS, check_device, inference_net
 from .run import TRAINER_FILE, Run, RunResult, Trainer, TrainerConfig, cpu_seconds, learner, shared
 from .selfplay import parse_weighted_specs
 
-#: the opponent kinds of a self-play seat
-OPPONENT_KINDS = ("self", "heuristic", "snapshot")
 #: the reward modes whose returns fit a tanh value head
 VALUE_REWARD_MODES = ("win", "rank")
 #: snapshots kept as self-play opponents (the most recent)
@@ -98,6 +104,12 @@ class ExItConfig(TrainerConfig, algo="exit", grows=("iterations",)):
     batch: int = knob(1, "leaves per network call; 1 keeps the visit targets exact", low=1)
     games_at_once: int = knob(8, "self-play games each worker plays at once in lockstep, their leaves "
                               "evaluated in one network call (the samples do not depend on it)", low=1)
+    inference: str = knob("numpy", "what evaluates the network in self-play: numpy (exact: the samples do not "
+                          "depend on games_at_once) or torch", choices=("numpy", "torch"))
+    inference_device: str = knob("cpu", "where self-play's network runs: cpu, cuda, cuda:N or auto (cuda when "
+                                 "torch sees a GPU); a GPU means torch", check=check_device, what=DEVICE_FORMS)
+    inference_precision: str = knob("float32", "self-play's network float type in torch: float32, bfloat16 or "
+                                    "float16 (GPU only)", choices=PRECISIONS)
     c: float = knob(1.5, "the expert's PUCT exploration constant", low=0)
     fpu: float = knob(0.2, "the expert's first-play urgency reduction", low=0)
     explore_moves: int = knob(8, "decisions per seat sampled from the visit counts before playing the most "
@@ -160,6 +172,9 @@ class ExItConfig(TrainerConfig, algo="exit", grows=("iterations",)):
         bad = [k for k in self.opponents if k not in OPPONENT_KINDS]
         if bad:
             raise ValueError(f"exit: unknown opponent kind(s) {bad}; known: {', '.join(OPPONENT_KINDS)}")
+        if self.inference_precision == "float16" and self.inference_device == "cpu":
+            raise ValueError("exit: inference_precision float16 runs on a GPU only (inference_device cpu); use "
+                             "bfloat16 or float32 on the CPU")
 
     @property
     def net_config(self) -> dict[str, int]:
@@ -168,157 +183,33 @@ class ExItConfig(TrainerConfig, algo="exit", grows=("iterations",)):
                 "trunk_layers": self.trunk_layers, "action_hidden": self.action_hidden}
 
 
-# -- self-play (runs in the workers: numpy only) ------------------------------------------------------
-def _seat_kinds(cfg: ExItConfig, rng: np.random.Generator, n: int, have_snapshots: bool) -> list[str]:
-    kinds = [k for k in OPPONENT_KINDS if cfg.opponents.get(k, 0) > 0 and (k != "snapshot" or have_snapshots)]
-    if not kinds:
-        kinds = ["self"]
-    w = np.array([cfg.opponents.get(k, 0.0) for k in kinds], dtype=np.float64)
-    w /= w.sum()
-    expert = int(rng.integers(n))
-    return ["expert" if i == expert else str(kinds[rng.choice(len(kinds), p=w)]) for i in range(n)]
-
-
-def _search(net: PolicyValueNet, cfg: ExItConfig, seed: int) -> Any:
-    return network_search(net, seed=seed, sims=cfg.sims, batch=cfg.batch, c=cfg.c, fpu=cfg.fpu,
-                          reward_mode=cfg.reward_mode, leaf=cfg.leaf, **cfg.search_options)
-
-
-def play_game(cfg: ExItConfig, net: PolicyValueNet, snapshots: Sequence[PolicyValueNet], seed: int,
-              game: Any = None) -> dict[str, np.ndarray]:
-    """One self-play game on ``seed``: the samples of its expert decisions (arrays of equal length)."""
-    return drive(game_steps(cfg, net, snapshots, seed, game))
-
-
-def play_games(cfg: ExItConfig, net: PolicyValueNet, snapshots: Sequence[PolicyValueNet], seeds: Sequence[int],
-               game: Any = None) -> list[dict[str, np.ndarray]]:
-    """The self-play games on ``seeds``, ``cfg.games_at_once`` at a time in lockstep: the samples of each,
-    in seed order (each game's are what :func:`play_game` gives)."""
-    game = game if game is not None else cfg.make_game()
-    return lockstep((game_steps(cfg, net, snapshots, int(s), game) for s in seeds), cfg.games_at_once)
-
-
-def game_steps(cfg: ExItConfig, net: PolicyValueNet, snapshots: Sequence[PolicyValueNet], seed: int,
-               game: Any = None) -> Steps:
-    """:func:`play_game` as resumable steps (the searches' evaluator requests; see
-    :func:`~meeplezoo.agents.search.lockstep`), returning the game's samples."""
-    game = game if game is not None else cfg.make_game()
-    n = game.num_players
-    rng = np.random.default_rng(seed)
-    kinds = _seat_kinds(cfg, rng, n, bool(snapshots))
-    agents: list[Any] = []
-    for i, kind in enumerate(kinds):
-        s = int(rng.integers(2**31))
-        if kind in ("expert", "self"):
-            agents.append(_search(net, cfg, s))
-        elif kind == "snapshot":
-            agents.append(_search(snapshots[int(rng.integers(len(snapshots)))], cfg, s))
-        else:
-            agents.append(make_agent("heuristic", game.name, num_players=n, seed=s))
-        agents[i].reset(s)
-    state = game.new_state(int(rng.integers(2**31)))
-    obs, masks, pis, players = [], [], [], []
-    moves = [0] * n
-    while not state.is_terminal():
-        p = state.current_player
-        mask = state.legal_mask()
-        agent = agents[p]
-        if kinds[p] in ("expert", "self") and int(mask.sum()) > 1:
-            result = yield from agent.search_steps(state)
-            pi = result.policy(1.0)
-            if moves[p] < cfg.explore_moves:
-                a = int(rng.choice(len(pi), p=pi))
-            else:
-                a = result.action
-            moves[p] += 1
-            obs.append(state.observe(p).astype(np.float16))
-            masks.append(np.array(mask, dtype=bool))
-            pis.append(pi.astype(np.float16))
-            players.append(p)
-        elif kinds[p] in ("expert", "self"):
-            a = int(np.flatnonzero(mask)[0])
-        elif hasattr(agent, "search_steps"):  # a snapshot's search, as its act() would run it
-            a = (yield from agent.search_steps(state, observation=state.observe(p), action_mask=mask)).action
-        else:
-            a = int(agent.act(state.observe(p) if getattr(agent, "uses_observation", True) else None, mask,
-                              state=state if agent.uses_state else None))
-        state.apply(a)
-    returns = state.returns(cfg.reward_mode)
-    z = np.array([seats_to_egocentric(returns, p) for p in players], dtype=np.float32).reshape(len(players), n)
-    return _pack(obs, masks, pis, z, game)
-
-
-def imitation_game(cfg: ExItConfig, seed: int, game: Any = None) -> dict[str, np.ndarray]:
-    """One game of the warm-start teacher against itself (every seat), its choices as policy targets:
-    the heuristic's move and action scores, or a search's visit counts (``warm_start_teacher``)."""
-    game = game if game is not None else cfg.make_game()
-    n = game.num_players
-    rng = np.random.default_rng(seed)
-    teacher = cfg.warm_start_teacher
-    agents = [make_agent(teacher, game.name, num_players=n, seed=int(rng.integers(2**31))) for _ in range(n)]
-    searching = teacher != "heuristic"
-    priors = None if searching else [HeuristicPrior(a) for a in agents]
-    state = game.new_state(int(rng.integers(2**31)))
-    obs, masks, pis, players = [], [], [], []
-    while not state.is_terminal():
-        p = state.current_player
-        mask = state.legal_mask()
-        if int(mask.sum()) > 1:
-            if searching:
-                result = agents[p].search(state)
-                a, target = result.action, result.policy(1.0)
-            else:
-                pi = priors[p].evaluate([state])[0][0]
-                a = int(agents[p].act(state.observe(p), mask, state=state))
-                target = np.zeros(len(mask))
-                target[a] = 0.5
-                target += 0.5 * pi
-            obs.append(state.observe(p).astype(np.float16))
-            masks.append(np.array(mask, dtype=bool))
-            pis.append(target.astype(np.float16))
-            players.append(p)
-        else:
-            a = int(np.flatnonzero(mask)[0])
-        state.apply(a)
-    returns = state.returns(cfg.reward_mode)
-    z = np.array([seats_to_egocentric(returns, p) for p in players], dtype=np.float32).reshape(len(players), n)
-    return _pack(obs, masks, pis, z, game)
-
-
-def _pack(obs: list, masks: list, pis: list, z: np.ndarray, game: Any) -> dict[str, np.ndarray]:
-    if not obs:
-        return _empty(game)
-    return {"obs": np.stack(obs), "mask": np.stack(masks), "pi": np.stack(pis), "z": z}
-
-
-def _empty(game: Any) -> dict[str, np.ndarray]:
-    return {"obs": np.zeros((0, game.observation_shape[0]), np.float16),
-            "mask": np.zeros((0, game.num_actions), bool), "pi": np.zeros((0, game.num_actions), np.float16),
-            "z": np.zeros((0, game.num_players), np.float32)}
-
-
-def _concat(parts: Sequence[dict[str, np.ndarray]], game: Any) -> dict[str, np.ndarray]:
-    parts = [p for p in parts if len(p["obs"])]
-    if not parts:
-        return _empty(game)
-    return {k: np.concatenate([p[k] for p in parts]) for k in ("obs", "mask", "pi", "z")}
-
-
+# -- self-play (runs in the workers: numpy only; the games in :mod:`.exit_games`) -----------------------------
 def _worker_games(job: dict[str, Any]) -> dict[str, np.ndarray]:
     """Play the games of one job (a worker's share of an iteration): picklable, numpy only."""
     cfg = ExItConfig.from_json(job["config"])
     game = cfg.make_game()
     if job["kind"] == "imitation":
         return _concat([imitation_game(cfg, s, game) for s in job["seeds"]], game)
-    net = self_play_net(job["net"], game)
-    snaps = [self_play_net(p, game) for p in job["snapshots"]]
+    net = self_play_net(cfg, job["net"], game)
+    snaps = [self_play_net(cfg, p, game) for p in job["snapshots"]]
     return _concat(play_games(cfg, net, snaps, job["seeds"], game), game)
 
 
-def self_play_net(path: str, game: Any) -> PolicyValueNet:
-    """The network self-play evaluates with, from the checkpoint at ``path``: the one place where its
-    backend is chosen (numpy, whose pooled pass keeps the samples independent of ``games_at_once``)."""
-    return PolicyValueNet.load(path, game)
+def self_play_net(cfg: ExItConfig, path: str, game: Any) -> PolicyValueNet:
+    """The network self-play evaluates with: the checkpoint at ``path`` on the config's ``inference``,
+    ``inference_device`` and ``inference_precision`` (:func:`~meeplezoo.training.inference.inference_net`;
+    the one place where self-play's backend is chosen)."""
+    return inference_net(PolicyValueNet.load(path, game), cfg.inference, cfg.inference_device,
+                         cfg.inference_precision)
+
+
+def _jobs(cfg: ExItConfig, kind: str, games: int, workers: int) -> int:
+    """How many jobs ``games`` games are split into: self-play jobs of about ``games_at_once`` games (what a
+    worker plays in lockstep) but at least one per worker; the warm start's as many as
+    :data:`GENERATE_JOBS` allows.  The samples do not depend on the split."""
+    if kind == "imitation":
+        return GENERATE_JOBS
+    return min(GENERATE_JOBS, max(-(-games // cfg.games_at_once), min(games, workers)))
 
 
 #: the most jobs the games of one :func:`generate` call are split into (a few games each when there are many)
@@ -334,13 +225,16 @@ def generate(cfg: ExItConfig, kind: str, seeds: Sequence[int], net_path: str | N
              snapshots: Sequence[str] = (), workers: int = 1, pool: Executor | None = None) -> dict[str, np.ndarray]:
     """The samples of the games on ``seeds`` (``kind`` ``"selfplay"`` or ``"imitation"``), in seed order.
 
-    The games are split into at most :data:`GENERATE_JOBS` contiguous jobs (a split that depends on the
-    number of games alone), played one per worker at a time on ``pool`` (an executor) or ``workers``
-    processes, a new job starting as soon as any ends; every game is seeded by its own seed, so the result
-    is the same for any worker count.
+    The games are split into at most :data:`GENERATE_JOBS` contiguous jobs (self-play jobs of about
+    ``games_at_once`` games, at least one job per worker: :func:`_jobs`), played one per worker at a time on
+    ``pool`` (an executor) or ``workers`` processes, a new job starting as soon as any ends; every game is
+    seeded by its own seed and a job's games in lockstep play as they would alone, so the result is the
+    same for any worker count and any ``games_at_once``.
     """
+    seeds = [int(s) for s in seeds]
+    parts = _jobs(cfg, kind, len(seeds), int(getattr(pool, "workers", 1) if pool is not None else workers))
     jobs = [{"config": cfg.to_json(), "kind": kind, "seeds": part, "net": net_path, "snapshots": list(snapshots)}
-            for part in chunks([int(s) for s in seeds], GENERATE_JOBS)]
+            for part in chunks(seeds, parts)]
     if pool is not None:
         parts = list(imap(pool, _worker_games, jobs))
     else:
