@@ -36,6 +36,7 @@ this module: it imports neither torch (:mod:`.learner`, on first training) nor s
 
 from __future__ import annotations
 
+import multiprocessing
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -198,9 +199,15 @@ def _worker_games(job: dict[str, Any]) -> dict[str, np.ndarray]:
 def self_play_net(cfg: ExItConfig, path: str, game: Any) -> PolicyValueNet:
     """The network self-play evaluates with: the checkpoint at ``path`` on the config's ``inference``,
     ``inference_device`` and ``inference_precision`` (:func:`~meeplezoo.training.inference.inference_net`;
-    the one place where self-play's backend is chosen)."""
-    return inference_net(PolicyValueNet.load(path, game), cfg.inference, cfg.inference_device,
-                         cfg.inference_precision)
+    the one place where self-play's backend is chosen).  Torch on the CPU in a pool worker gets one thread,
+    as numpy's BLAS does: the pool is the parallelism, and threads on a small batch spin on every core."""
+    net = inference_net(PolicyValueNet.load(path, game), cfg.inference, cfg.inference_device,
+                        cfg.inference_precision)
+    if str(getattr(net, "device", "")) == "cpu" and multiprocessing.parent_process() is not None:
+        import torch  # loaded already: the network is torch's
+
+        torch.set_num_threads(1)
+    return net
 
 
 def _jobs(cfg: ExItConfig, kind: str, games: int, workers: int) -> int:
