@@ -57,6 +57,8 @@ from .search import (  # noqa: F401 - re-exported: the names this module had bef
     HeuristicPrior,
     Search,
     SearchResult,
+    Steps,
+    drive,
 )
 from .search import normalised as _normalised  # noqa: F401
 
@@ -172,6 +174,14 @@ class MCTSAgent(Agent):
         player's own) lets tree reuse identify the position; ``action_mask``
         guards the final choice.
         """
+        return drive(self.search_steps(state, observation=observation, action_mask=action_mask))
+
+    def search_steps(self, state: Any, *, observation: np.ndarray | None = None,
+                     action_mask: np.ndarray | None = None) -> Steps:
+        """:meth:`search` as resumable steps (:meth:`Search.run_steps
+        <meeplezoo.agents.search.Search.run_steps>`), for the lockstep driver
+        (:func:`~meeplezoo.agents.search.lockstep`): yields the evaluator requests, returns the
+        :class:`SearchResult`."""
         player = state.current_player
         if player is None or player < 0:
             raise ValueError("mcts: the game is over; there is no decision to search")
@@ -179,7 +189,7 @@ class MCTSAgent(Agent):
         if self.game_id is not None and game.name != self.game_id:
             raise ValueError(f"mcts: this agent was built for {self.game_id!r}, not {game.name!r}")
         self._prepare(game.name)
-        return self.engine.run(state, player, observation, action_mask)
+        return (yield from self.engine.run_steps(state, player, observation, action_mask))
 
     def _prepare(self, game_name: str) -> None:
         """Build the rollout agent and the heuristic prior named by spec for ``game_name`` (once per game)."""

@@ -74,6 +74,14 @@ def _conv3x3(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
+def _linear(x: np.ndarray, w: np.ndarray, b: np.ndarray, rows: bool) -> np.ndarray:
+    """``x @ w.T + b`` for a batch ``x (B, in)``; ``rows``: as B one-row products (a stack of ``(1, in)``
+    matrices, which numpy multiplies one by one with the routine a batch of one gets)."""
+    if rows:
+        return (x[:, None, :] @ w.T)[:, 0] + b
+    return x @ w.T + b
+
+
 class PolicyValueNet:
     """A BlockNet for one game configuration, evaluated in numpy.
 
@@ -124,17 +132,35 @@ class PolicyValueNet:
 
     def forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(logits, values)`` for a batch of flat observations."""
+        return self._forward(obs, False)
+
+    def forward_rows(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`forward`, each row computed exactly as ``forward`` computes a batch of that row alone (bit
+        for bit: every matrix product is the one-row product), in one call.  The lockstep driver's pooled
+        batches go through here, so that a position's evaluation never depends on what else is in the
+        batch; it saves the per-call cost, not the arithmetic."""
+        return self._forward(obs, True)
+
+    def pooled_forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The pass the lockstep driver's pooled batches take: :meth:`forward_rows` for this numpy network,
+        the subclass's own :meth:`forward` for one that has one (torch: batched kernels, whose rounding may
+        depend on the batch)."""
+        if type(self).forward is PolicyValueNet.forward:
+            return self.forward_rows(obs)
+        return self.forward(obs)
+
+    def _forward(self, obs: np.ndarray, rows: bool) -> tuple[np.ndarray, np.ndarray]:
         if not self.heads:
             raise ValueError("this network is a trunk without heads (see features())")
         p = self.params
         obs = np.asarray(obs, dtype=np.float32)
         if obs.ndim == 1:
             obs = obs[None]
-        hid = self.features(obs)
-        logits = hid @ p["policy.weight"].T + p["policy.bias"]
+        hid = self.features(obs, rows=rows)
+        logits = _linear(hid, p["policy.weight"], p["policy.bias"], rows)
         if self.config["action_hidden"]:
-            logits[:, self.action_features.actions] += self.action_scores(obs, hid)
-        values = np.tanh(hid @ p["value.weight"].T + p["value.bias"])
+            logits[:, self.action_features.actions] += self.action_scores(obs, hid, rows=rows)
+        values = np.tanh(_linear(hid, p["value.weight"], p["value.bias"], rows))
         return logits, values
 
     @property
@@ -142,10 +168,11 @@ class PolicyValueNet:
         """The game's :class:`~meeplezoo.envs.core.observation.ActionFeatures` (what the action head reads)."""
         return self.game.observation_spec.action_features
 
-    def action_scores(self, obs: np.ndarray, hid: np.ndarray) -> np.ndarray:
-        """The action head's term ``(B, len(actions))``, added to those actions' logits."""
+    def action_scores(self, obs: np.ndarray, hid: np.ndarray, *, rows: bool = False) -> np.ndarray:
+        """The action head's term ``(B, len(actions))``, added to those actions' logits (``rows``: as
+        :meth:`forward_rows` computes it)."""
         p = self.params
-        z = (hid @ p["action_trunk.weight"].T + p["action_trunk.bias"])[:, None]
+        z = _linear(hid, p["action_trunk.weight"], p["action_trunk.bias"], rows)[:, None]
         for f in self.action_features.factors:
             if f.gather is None:
                 z = z + p[f"action_items.{f.name}"][f.index]
@@ -154,8 +181,9 @@ class PolicyValueNet:
         z = np.maximum(np.maximum(z, 0) @ p["action_mid.weight"].T + p["action_mid.bias"], 0)
         return z @ p["action_out.weight"][0] + p["action_out.bias"][0]
 
-    def features(self, obs: np.ndarray) -> np.ndarray:
-        """The trunk's output ``(B, trunk_hidden)`` for a batch of flat observations."""
+    def features(self, obs: np.ndarray, *, rows: bool = False) -> np.ndarray:
+        """The trunk's output ``(B, trunk_hidden)`` for a batch of flat observations (``rows``: each row as
+        alone, see :meth:`forward_rows`)."""
         obs = np.asarray(obs, dtype=np.float32)
         if obs.ndim == 1:
             obs = obs[None]
@@ -172,14 +200,16 @@ class PolicyValueNet:
                 w1 = p[f"cells.{name}.weight"][:, :, 0, 0]  # (bc, ch)
                 y = np.maximum(x @ w1.T + p[f"cells.{name}.bias"], 0)  # (B, H, W, bc)
                 parts.append(y.transpose(0, 3, 1, 2).reshape(bsz, -1))  # torch's (B, C, H, W) order
+            elif rows:  # the reduction of each row as of a batch of one
+                parts.append(np.concatenate([x[i:i + 1].mean(axis=(1, 2)) for i in range(bsz)]))
             else:
                 parts.append(x.mean(axis=(1, 2)))
         if self.flat:
-            z = obs[:, self.flat_index] @ p["flat_mlp.0.weight"].T + p["flat_mlp.0.bias"]
+            z = _linear(obs[:, self.flat_index], p["flat_mlp.0.weight"], p["flat_mlp.0.bias"], rows)
             parts.append(np.maximum(z, 0))
         feat = np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
         for i in range(self.config["trunk_layers"]):
-            feat = np.maximum(feat @ p[f"trunk.{2 * i}.weight"].T + p[f"trunk.{2 * i}.bias"], 0)
+            feat = np.maximum(_linear(feat, p[f"trunk.{2 * i}.weight"], p[f"trunk.{2 * i}.bias"], rows), 0)
         return feat
 
     def needs_own_observation(self, game: Any) -> bool:
@@ -273,6 +303,40 @@ class NetworkEvaluator(Evaluator):
         if not self.provides_values:
             return list(priors), None
         return list(priors), [egocentric_to_seats(v, s.current_player) for v, s in zip(values, states)]
+
+    def pool_key(self) -> Any:
+        """The network: the lockstep driver answers the requests of every evaluator on it together."""
+        return self.net
+
+    @classmethod
+    def evaluate_pool(cls, requests: list[Any]) -> list[tuple[Any, Any]]:
+        """The answers to ``requests`` of evaluators on one network: the one-state requests (a search with
+        ``batch=1``) in one pass of the network (:meth:`PolicyValueNet.pooled_forward`: for the numpy network
+        each answer is bit for bit what the request alone gets), the others alone."""
+        answers: list[Any] = [None] * len(requests)
+        single = []
+        for i, r in enumerate(requests):
+            if len(r.states) == 1:
+                single.append(i)
+            else:
+                answers[i] = r.answer()
+        if not single:
+            return answers
+        net = requests[single[0]].evaluator.net
+        states = [requests[i].states[0] for i in single]
+        players = np.array([s.current_player for s in states])
+        obs = np.stack([net.observe(s, p) for s, p in zip(states, players)])
+        masks = np.stack([s.legal_mask() for s in states])
+        logits, values = getattr(net, "pooled_forward", net.forward)(obs)
+        priors = masked_softmax(logits, masks)
+        n = values.shape[1]
+        seats = values[np.arange(len(states))[:, None], (np.arange(n)[None, :] - players[:, None]) % n]
+        for j, i in enumerate(single):
+            ev = requests[i].evaluator
+            ev.calls += 1
+            ev.states += 1
+            answers[i] = ([priors[j]], [seats[j]] if ev.provides_values else None)
+        return answers
 
 
 #: the ``net:PATH`` agent's settings (``pretrained`` without a search has the same)

@@ -10,7 +10,10 @@ Each iteration:
    the same way (``snapshot``).  For the first ``explore_moves`` decisions of each seat the expert plays
    an action sampled from its visit counts, then the most visited one.  Every expert decision is a
    sample: the observation, the legal mask, the visit-count distribution (the policy target) and, once
-   the game is over, the returns in ``reward_mode``, egocentric (the value target).
+   the game is over, the returns in ``reward_mode``, egocentric (the value target).  Each worker plays its
+   games ``games_at_once`` at a time in lockstep (:func:`~meeplezoo.agents.search.lockstep`), so that the
+   network evaluates the leaves of all of them in one call; the samples are those of the games played one by
+   one, whatever ``games_at_once`` and the number of workers.
 2. **Training.** The samples join a replay buffer of the last ``buffer_size``; the network
    (:class:`~meeplezoo.training.networks.BlockNet`) is trained ``epochs`` passes over it on
    cross-entropy to the visit distribution (illegal actions masked) plus ``value_weight`` times the
@@ -33,6 +36,7 @@ this module: it imports neither torch (:mod:`.learner`, on first training) nor s
 
 from __future__ import annotations
 
+import multiprocessing
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -42,18 +46,30 @@ from typing import Any
 import numpy as np
 
 from meeplezoo._version import __version__
-from meeplezoo.agents import make as make_agent
-from meeplezoo.agents.mcts import HeuristicPrior
-from meeplezoo.agents.network import NetworkAgent, PolicyValueNet, load_network, network_search, seats_to_egocentric
+from meeplezoo.agents.network import (
+    NetworkAgent,
+    PolicyValueNet,
+    load_network,
+)
 
 from . import samples
 from .arena import evaluate, wilson_interval
 from .executor import Executor, check_execution, chunks, imap, make_executor
 from .exit_config import ARCHITECTURES, OPPONENT_KINDS, VALUE_REWARD_MODES, ExItConfig
+from .exit_games import (  # noqa: F401 - play_game, _search and the rest re-exported where they were
+    _concat,
+    _empty,
+    _search,
+    game_steps,
+    imitation_game,
+    play_game,
+    play_games,
+)
+from .inference import inference_net
 from .run import TRAINER_FILE, Run, RunResult, Trainer, cpu_seconds, learner
 
 __all__ = ["ARCHITECTURES", "OPPONENT_KINDS", "VALUE_REWARD_MODES", "ExItConfig", "ExItResult", "ExItTrainer",
-           "generate", "imitation_game", "make_pool", "play_game", "train_exit"]
+           "generate", "imitation_game", "make_pool", "play_game", "play_games", "train_exit"]
 
 #: snapshots kept as self-play opponents (the most recent)
 MAX_SNAPSHOT_OPPONENTS = 4
@@ -63,128 +79,39 @@ BUFFER_FILE = "buffer.npz"
 _ITER_STRIDE, _WARM_OFFSET, _EVAL_OFFSET = 1_000_003, 7_777_777, 9_999_991
 
 
-# -- self-play (runs in the workers: numpy only) ------------------------------------------------------
-def _seat_kinds(cfg: ExItConfig, rng: np.random.Generator, n: int, have_snapshots: bool) -> list[str]:
-    kinds = [k for k in OPPONENT_KINDS if cfg.opponents.get(k, 0) > 0 and (k != "snapshot" or have_snapshots)]
-    if not kinds:
-        kinds = ["self"]
-    w = np.array([cfg.opponents.get(k, 0.0) for k in kinds], dtype=np.float64)
-    w /= w.sum()
-    expert = int(rng.integers(n))
-    return ["expert" if i == expert else str(kinds[rng.choice(len(kinds), p=w)]) for i in range(n)]
-
-
-def _search(net: PolicyValueNet, cfg: ExItConfig, seed: int) -> Any:
-    return network_search(net, seed=seed, sims=cfg.sims, batch=cfg.batch, c=cfg.c, fpu=cfg.fpu,
-                          reward_mode=cfg.reward_mode, leaf=cfg.leaf, **cfg.search_options)
-
-
-def play_game(cfg: ExItConfig, net: PolicyValueNet, snapshots: Sequence[PolicyValueNet], seed: int,
-              game: Any = None) -> dict[str, np.ndarray]:
-    """One self-play game on ``seed``: the samples of its expert decisions (arrays of equal length)."""
-    game = game if game is not None else cfg.make_game()
-    n = game.num_players
-    rng = np.random.default_rng(seed)
-    kinds = _seat_kinds(cfg, rng, n, bool(snapshots))
-    agents: list[Any] = []
-    for i, kind in enumerate(kinds):
-        s = int(rng.integers(2**31))
-        if kind in ("expert", "self"):
-            agents.append(_search(net, cfg, s))
-        elif kind == "snapshot":
-            agents.append(_search(snapshots[int(rng.integers(len(snapshots)))], cfg, s))
-        else:
-            agents.append(make_agent("heuristic", game.name, num_players=n, seed=s))
-        agents[i].reset(s)
-    state = game.new_state(int(rng.integers(2**31)))
-    obs, masks, pis, players = [], [], [], []
-    moves = [0] * n
-    while not state.is_terminal():
-        p = state.current_player
-        mask = state.legal_mask()
-        agent = agents[p]
-        if kinds[p] in ("expert", "self") and int(mask.sum()) > 1:
-            result = agent.search(state)
-            pi = result.policy(1.0)
-            if moves[p] < cfg.explore_moves:
-                a = int(rng.choice(len(pi), p=pi))
-            else:
-                a = result.action
-            moves[p] += 1
-            obs.append(state.observe(p).astype(np.float16))
-            masks.append(np.array(mask, dtype=bool))
-            pis.append(pi.astype(np.float16))
-            players.append(p)
-        elif kinds[p] in ("expert", "self"):
-            a = int(np.flatnonzero(mask)[0])
-        else:
-            a = int(agent.act(state.observe(p) if getattr(agent, "uses_observation", True) else None, mask,
-                              state=state if agent.uses_state else None))
-        state.apply(a)
-    returns = state.returns(cfg.reward_mode)
-    z = np.array([seats_to_egocentric(returns, p) for p in players], dtype=np.float32).reshape(len(players), n)
-    return _pack(obs, masks, pis, z, game)
-
-
-def imitation_game(cfg: ExItConfig, seed: int, game: Any = None) -> dict[str, np.ndarray]:
-    """One game of the warm-start teacher against itself (every seat), its choices as policy targets:
-    the heuristic's move and action scores, or a search's visit counts (``warm_start_teacher``)."""
-    game = game if game is not None else cfg.make_game()
-    n = game.num_players
-    rng = np.random.default_rng(seed)
-    teacher = cfg.warm_start_teacher
-    agents = [make_agent(teacher, game.name, num_players=n, seed=int(rng.integers(2**31))) for _ in range(n)]
-    searching = teacher != "heuristic"
-    priors = None if searching else [HeuristicPrior(a) for a in agents]
-    state = game.new_state(int(rng.integers(2**31)))
-    obs, masks, pis, players = [], [], [], []
-    while not state.is_terminal():
-        p = state.current_player
-        mask = state.legal_mask()
-        if int(mask.sum()) > 1:
-            if searching:
-                result = agents[p].search(state)
-                a, target = result.action, result.policy(1.0)
-            else:
-                pi = priors[p].evaluate([state])[0][0]
-                a = int(agents[p].act(state.observe(p), mask, state=state))
-                target = np.zeros(len(mask))
-                target[a] = 0.5
-                target += 0.5 * pi
-            obs.append(state.observe(p).astype(np.float16))
-            masks.append(np.array(mask, dtype=bool))
-            pis.append(target.astype(np.float16))
-            players.append(p)
-        else:
-            a = int(np.flatnonzero(mask)[0])
-        state.apply(a)
-    returns = state.returns(cfg.reward_mode)
-    z = np.array([seats_to_egocentric(returns, p) for p in players], dtype=np.float32).reshape(len(players), n)
-    return _pack(obs, masks, pis, z, game)
-
-
-def _pack(obs: list, masks: list, pis: list, z: np.ndarray, game: Any) -> dict[str, np.ndarray]:
-    return samples.pack(obs, masks, pis, z, game)
-
-
-def _empty(game: Any) -> dict[str, np.ndarray]:
-    return samples.empty(game.observation_shape[0], game.num_actions, game.num_players)
-
-
-def _concat(parts: Sequence[dict[str, np.ndarray]], game: Any) -> dict[str, np.ndarray]:
-    """The samples of ``parts`` in order, padded to the widest of them (:mod:`.samples`)."""
-    return samples.concat(parts, game.observation_shape[0], game.num_players, game.num_actions)
-
-
+# -- self-play (runs in the workers: numpy only; the games in :mod:`.exit_games`) -----------------------------
 def _worker_games(job: dict[str, Any]) -> dict[str, np.ndarray]:
     """Play the games of one job (a worker's share of an iteration): picklable, numpy only."""
     cfg = ExItConfig.from_json(job["config"])
     game = cfg.count_game(job.get("players", cfg.num_players))
     if job["kind"] == "imitation":
         return _concat([imitation_game(cfg, s, game) for s in job["seeds"]], game)
-    net = load_network(job["net"], game)
-    snaps = [load_network(p, game) for p in job["snapshots"]]
-    return _concat([play_game(cfg, net, snaps, s, game) for s in job["seeds"]], game)
+    net = self_play_net(cfg, job["net"], game)
+    snaps = [self_play_net(cfg, p, game) for p in job["snapshots"]]
+    return _concat(play_games(cfg, net, snaps, job["seeds"], game), game)
+
+
+def self_play_net(cfg: ExItConfig, path: str, game: Any) -> PolicyValueNet:
+    """The network self-play evaluates with: the checkpoint at ``path`` on the config's ``inference``,
+    ``inference_device`` and ``inference_precision`` (:func:`~meeplezoo.training.inference.inference_net`;
+    the one place where self-play's backend is chosen).  Torch on the CPU in a pool worker gets one thread,
+    as numpy's BLAS does: the pool is the parallelism, and threads on a small batch spin on every core."""
+    net = inference_net(load_network(path, game), cfg.inference, cfg.inference_device,
+                        cfg.inference_precision)
+    if str(getattr(net, "device", "")) == "cpu" and multiprocessing.parent_process() is not None:
+        import torch  # loaded already: the network is torch's
+
+        torch.set_num_threads(1)
+    return net
+
+
+def _jobs(cfg: ExItConfig, kind: str, games: int, workers: int) -> int:
+    """How many jobs ``games`` games are split into: self-play jobs of about ``games_at_once`` games (what a
+    worker plays in lockstep) but at least one per worker; the warm start's as many as
+    :data:`GENERATE_JOBS` allows.  The samples do not depend on the split."""
+    if kind == "imitation":
+        return GENERATE_JOBS
+    return min(GENERATE_JOBS, max(-(-games // cfg.games_at_once), min(games, workers)))
 
 
 #: the most jobs the games of one :func:`generate` call are split into (a few games each when there are many)
@@ -202,16 +129,19 @@ def generate(cfg: ExItConfig, kind: str, seeds: Sequence[int], net_path: str | N
     several player counts: by count, each in seed order).
 
     Each game's player count is drawn from the config's counts by its seed alone (:func:`game_players`).  The
-    games of each count are split into at most :data:`GENERATE_JOBS` contiguous jobs (a split that depends on
-    the games alone), played one per worker at a time on ``pool`` (an executor) or ``workers`` processes, a
-    new job starting as soon as any ends; every game is seeded by its own seed, so the result is the same for
-    any worker count.
+    games of each count are split into at most :data:`GENERATE_JOBS` contiguous jobs (self-play jobs of about
+    ``games_at_once`` games, at least one job per worker: :func:`_jobs`), played one per worker at a time on
+    ``pool`` (an executor) or ``workers`` processes, a new job starting as soon as any ends; every game is
+    seeded by its own seed and a job's games in lockstep play as they would alone, so the result is the
+    same for any worker count and any ``games_at_once``.
     """
     by_count: dict[int, list[int]] = {}
     for s in seeds:
         by_count.setdefault(game_players(cfg, int(s)), []).append(int(s))
+    width = int(getattr(pool, "workers", 1) if pool is not None else workers)
     jobs = [{"config": cfg.to_json(), "kind": kind, "seeds": part, "net": net_path, "snapshots": list(snapshots),
-             "players": n} for n in sorted(by_count) for part in chunks(by_count[n], GENERATE_JOBS)]
+             "players": n} for n in sorted(by_count)
+            for part in chunks(by_count[n], _jobs(cfg, kind, len(by_count[n]), width))]
     if pool is not None:
         parts = list(imap(pool, _worker_games, jobs))
     else:

@@ -12,6 +12,7 @@ from meeplezoo.agents.seat_layout import SEAT_ARCHITECTURE, SEAT_CONFIG_KEYS
 from meeplezoo.knobs import is_int, knob
 from meeplezoo.registry import game_class, make_game
 
+from .inference import DEVICE_FORMS, PRECISIONS, check_device
 from .run import TrainerConfig, shared
 from .selfplay import parse_weighted_specs
 
@@ -76,6 +77,14 @@ class ExItConfig(TrainerConfig, algo="exit", grows=("iterations",)):
     games_per_iteration: int = knob(8, "self-play games per iteration", low=1)
     sims: int = knob(64, "search simulations per expert decision", low=1)
     batch: int = knob(1, "leaves per network call; 1 keeps the visit targets exact", low=1)
+    games_at_once: int = knob(8, "self-play games each worker plays at once in lockstep, their leaves "
+                              "evaluated in one network call (the samples do not depend on it)", low=1)
+    inference: str = knob("numpy", "what evaluates the network in self-play: numpy (exact: the samples do not "
+                          "depend on games_at_once) or torch", choices=("numpy", "torch"))
+    inference_device: str = knob("cpu", "where self-play's network runs: cpu, cuda, cuda:N or auto (cuda when "
+                                 "torch sees a GPU); a GPU means torch", check=check_device, what=DEVICE_FORMS)
+    inference_precision: str = knob("float32", "self-play's network float type in torch: float32, bfloat16 or "
+                                    "float16 (GPU only)", choices=PRECISIONS)
     c: float = knob(1.5, "the expert's PUCT exploration constant", low=0)
     fpu: float = knob(0.2, "the expert's first-play urgency reduction", low=0)
     explore_moves: int = knob(8, "decisions per seat sampled from the visit counts before playing the most "
@@ -147,6 +156,9 @@ class ExItConfig(TrainerConfig, algo="exit", grows=("iterations",)):
         bad = [k for k in self.opponents if k not in OPPONENT_KINDS]
         if bad:
             raise ValueError(f"exit: unknown opponent kind(s) {bad}; known: {', '.join(OPPONENT_KINDS)}")
+        if self.inference_precision == "float16" and self.inference_device == "cpu":
+            raise ValueError("exit: inference_precision float16 runs on a GPU only (inference_device cpu); use "
+                             "bfloat16 or float32 on the CPU")
         self._check_counts()
 
     def _check_counts(self) -> None:

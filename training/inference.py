@@ -98,22 +98,27 @@ def check_device_setting(device: str) -> str:
 
 def inference_net(net: PolicyValueNet, backend: str = "numpy", device: str = "cpu",
                   precision: str = "float32") -> PolicyValueNet:
-    """The network to evaluate ``net``'s weights with: ``net`` itself for numpy on the CPU in float32,
+    """The network to evaluate ``net``'s weights with: ``net`` itself for numpy on the CPU in float32 (any
+    numpy architecture),
     otherwise a :class:`~meeplezoo.training.torch_net.TorchNet` on ``device`` in ``precision`` (a drop-in:
     ``forward(obs) -> (logits, values)`` on numpy arrays, as the numpy network).
 
     ``backend`` is the ``inference`` knob (numpy or torch); a GPU or a half precision means torch.  Bad
     settings, float16 on the CPU and a GPU that is not there are refused with a ValueError.
     """
-    if not isinstance(net, PolicyValueNet):
-        raise ValueError(f"inference: expected a PolicyValueNet, got {type(net).__name__}")
     settings = INFERENCE_KNOBS.validate({"inference": backend, "device": device, "precision": precision})
     where = resolve_device(settings["device"])
     precision = settings["precision"]
     if precision == "float16" and where == "cpu":
         raise ValueError("inference: precision float16 runs on a GPU only (device cpu); use bfloat16 or "
                          "float32 on the CPU")
-    if settings["inference"] == "numpy" and where == "cpu" and precision == "float32":
+    numpy_cpu = settings["inference"] == "numpy" and where == "cpu" and precision == "float32"
+    if not isinstance(net, PolicyValueNet):
+        if numpy_cpu:  # another numpy architecture (a seat network): evaluated as it is
+            return net
+        raise ValueError(f"inference: torch evaluates block networks (PolicyValueNet), not "
+                         f"{type(net).__name__}; use inference numpy on the CPU")
+    if numpy_cpu:
         if getattr(net, "device", None) is None:
             return net
         return PolicyValueNet(net.game, net.params, net.config, net.metadata, heads=net.heads)

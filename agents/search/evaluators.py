@@ -51,6 +51,18 @@ class Evaluator(ABC):
         :meth:`evaluate`; a depth-limited evaluator counts the remaining decisions from them)."""
         return self.evaluate(states)
 
+    def pool_key(self) -> Any:
+        """What the lockstep driver (:func:`~.batched.lockstep`) pools this evaluator's requests by: those of
+        evaluators with equal keys are answered together by :meth:`evaluate_pool` (None, the default: each
+        request alone)."""
+        return None
+
+    @classmethod
+    def evaluate_pool(cls, requests: list[Any]) -> list[tuple[Any, Any]]:
+        """The answers to ``requests`` (:class:`~.batched.Request`, of evaluators with one pool key), each
+        what the request alone would get; by default they are answered one by one."""
+        return [r.answer() for r in requests]
+
 
 class ScoreEvaluator(Evaluator):
     """The value of a non-terminal position from its provisional scores: zero-sum ``tanh(margin / scale)``

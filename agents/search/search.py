@@ -8,6 +8,11 @@ the depth cut-off, has the leaf valued by an evaluator (:mod:`.evaluators`: roll
 network) and backs the reward vector up the path.  Iterations run in batches of ``batch`` descents (kept
 apart by virtual losses) whose leaves go to the evaluator in one call.
 
+The loop is written as resumable steps (:meth:`Search.run_steps`, a generator that yields a
+:class:`~.batched.Request` wherever the prior source is asked and resumes with its answer): :meth:`Search.run`
+answers each request at once (:func:`~.batched.drive`), the lockstep driver (:func:`~.batched.lockstep`)
+answers those of many searches with one network call.  Rollouts and cut-offs are computed in place.
+
 The hot path is ``clone``/``determinize`` plus ``legal_actions`` and ``_apply`` (called directly on the
 copies: their actions come from their own legal list, so validation would only cost time).
 """
@@ -15,7 +20,7 @@ copies: their actions come from their own legal list, so validation would only c
 from __future__ import annotations
 
 import time as _time
-from collections.abc import Mapping
+from collections.abc import Generator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +29,7 @@ import numpy as np
 from meeplezoo.envs.core.rng import Rng
 
 from ..base import Agent
+from .batched import Request, drive
 from .evaluators import Evaluator, RolloutEvaluator, ScoreEvaluator
 from .select import PUCT, UCT, normalised
 from .tree import Tree
@@ -117,6 +123,12 @@ class Search:
     def run(self, state: Any, player: int, observation: np.ndarray | None = None,
             action_mask: np.ndarray | None = None) -> SearchResult:
         """Search from ``state`` for ``player`` (its current player) and return the root statistics."""
+        return drive(self.run_steps(state, player, observation, action_mask))
+
+    def run_steps(self, state: Any, player: int, observation: np.ndarray | None = None,
+                  action_mask: np.ndarray | None = None) -> Generator[Request, Any, SearchResult]:
+        """:meth:`run` as resumable steps: yields a :class:`~.batched.Request` wherever the prior source is
+        asked, resumes with its answer ``(priors, values)``, and returns the :class:`SearchResult`."""
         n = state.game.num_players
         if action_mask is not None:
             legal = np.flatnonzero(action_mask)
@@ -131,7 +143,7 @@ class Search:
             root = tree.new_node()
         reused_visits = tree.N[root]
         t0 = _time.perf_counter()
-        done, first = self._iterate(state, player, root, t0)
+        done, first = yield from self._iterate(state, player, root, t0)
         seconds = _time.perf_counter() - t0
         if self.time_limit is not None:
             self._overrun = max(0.0, 0.7 * self._overrun + 0.3 * (self._overrun + seconds - self.time_limit))
@@ -148,7 +160,7 @@ class Search:
             tree.pending = None
         return result
 
-    def _iterate(self, state: Any, player: int, root: int, t0: float) -> tuple[int, Any]:
+    def _iterate(self, state: Any, player: int, root: int, t0: float) -> Generator[Request, Any, tuple[int, Any]]:
         """Run batches of iterations until the budget is spent: ``(iterations, first determinization)``."""
         # the deadline is brought forward by the mean overrun of the recent decisions (a busy machine, uneven
         # iterations), so that decisions keep to the budget on average
@@ -171,7 +183,7 @@ class Search:
             ds = [determinize(player, rng) for _ in range(k)]
             if first is None and self.reuse_tree:
                 first = ds[0].clone()
-            self.simulate(ds, root)
+            yield from self.simulate_steps(ds, root)
             done += k
         return done, first
 
@@ -180,12 +192,16 @@ class Search:
         """One iteration per determinization in ``states`` (consumed): descend, evaluate the leaves
         together, back up.  With several, each descent adds a virtual loss to its path until its leaf
         is valued, so that the next one spreads out."""
+        drive(self.simulate_steps(states, root))
+
+    def simulate_steps(self, states: list[Any], root: int) -> Generator[Request, Any, None]:
+        """:meth:`simulate` as resumable steps (see :meth:`run_steps`)."""
         N, W = self.tree.N, self.tree.W
         virtual = len(states) > 1
         leaves: list[tuple[list[int], list[int], Any, int]] = []  # path, movers, leaf state, depth
         results: list[list[float] | None] = []
         for s in states:
-            path, movers, depth, r = self._descend(s, root)
+            path, movers, depth, r = yield from self._descend(s, root)
             if r is None and virtual:  # the leaf counts as a loss for every mover on its path for now
                 for k, p in zip(path[1:], movers):
                     N[k] += 1
@@ -195,7 +211,7 @@ class Search:
             results.append(r)
         todo = [i for i, r in enumerate(results) if r is None]
         if todo:
-            values = self._evaluate([leaves[i][2] for i in todo], [leaves[i][3] for i in todo],
+            values = yield from self._evaluate([leaves[i][2] for i in todo], [leaves[i][3] for i in todo],
                                     [leaves[i][0][-1] for i in todo])
             for j, i in enumerate(todo):
                 if virtual:
@@ -208,10 +224,14 @@ class Search:
         for (path, _m, _s, _d), r in zip(leaves, results):
             self._backup(path, r)
 
-    def _descend(self, s: Any, node: int) -> tuple[list[int], list[int], int, list[float] | None]:
+    def _descend(self, s: Any, node: int) -> Generator[Request, Any, tuple[list[int], list[int], int, Any]]:
         """Follow the selection rule from ``node`` on ``s`` to a leaf: ``(path, movers, depth, value)``,
-        the value None when the leaf still needs the evaluator."""
+        the value None when the leaf still needs the evaluator.  A node whose prior lacks an action legal
+        in ``s`` asks the prior source first (a request), as PUCT would at that point."""
         select, tree, max_depth = self.rule.select, self.tree, self.max_depth
+        rule = self.rule
+        source = rule.source if isinstance(rule, PUCT) else None
+        ask = source is not None
         N = tree.N
         path = [node]
         movers: list[int] = []
@@ -225,6 +245,9 @@ class Search:
             if not acts:
                 raise RuntimeError(f"{s.game.name}: no legal action in a non-terminal position (engine bug)")
             p = s.current_player
+            if ask and len(acts) > 1 and rule.missing(tree, node, acts):  # PUCT's priors(), as a request
+                priors = (yield Request(source, [s]))[0]
+                rule.fill(tree, node, acts, None if priors is None else priors[0])
             a, k, new = select(tree, node, s, acts, p)
             s._apply(a)
             node = k
@@ -237,13 +260,14 @@ class Search:
             return path, movers, depth, s.returns(self.reward_mode).tolist()
         return path, movers, depth, None
 
-    def _evaluate(self, states: list[Any], depths: list[int], nodes: list[int]) -> list[list[float]]:
+    def _evaluate(self, states: list[Any], depths: list[int],
+                  nodes: list[int]) -> Generator[Request, Any, list[list[float]]]:
         """The leaves' reward vectors from the prior when it provides values (its priors kept at the leaf
-        nodes), else from the rollouts; a value the prior leaves out (None) is rolled out."""
+        nodes; a request), else from the rollouts; a value the prior leaves out (None) is rolled out."""
         src = self.source
         if src is None or not src.provides_values:
             return self.rollout.evaluate_leaves(states, depths)[1]
-        priors, values = src.evaluate_leaves(states, depths)
+        priors, values = yield Request(src, states, depths)
         P = self.tree.P
         for j, leaf in enumerate(nodes):
             if priors is not None and priors[j] is not None and P[leaf] is None:

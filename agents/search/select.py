@@ -91,14 +91,23 @@ class PUCT:
 
     def priors(self, tree: Tree, node: int, s: Any, acts: list[int]) -> dict[int, float]:
         """The node's prior over ``acts`` (computed from this determinization for actions it lacks)."""
-        P = tree.P[node]
-        if P is not None and all(a in P for a in acts):
-            return P
+        if not self.missing(tree, node, acts):
+            return tree.P[node]
         priors = None if self.source is None else self.source.evaluate([s])[0]
-        if priors is None or priors[0] is None:  # uniform
-            fresh = dict.fromkeys(acts, 1.0 / len(acts))
-        else:
-            fresh = normalised(priors[0], acts)
+        return self.fill(tree, node, acts, None if priors is None else priors[0])
+
+    @staticmethod
+    def missing(tree: Tree, node: int, acts: list[int]) -> bool:
+        """Whether the node's prior lacks one of ``acts`` (so the source must be asked)."""
+        P = tree.P[node]
+        return P is None or not all(a in P for a in acts)
+
+    @staticmethod
+    def fill(tree: Tree, node: int, acts: list[int], prior: Any) -> dict[int, float]:
+        """Extend the node's prior by ``acts`` it lacks, from ``prior`` (weights by action id; None:
+        uniform), and return it."""
+        P = tree.P[node]
+        fresh = dict.fromkeys(acts, 1.0 / len(acts)) if prior is None else normalised(prior, acts)
         if P is None:
             P = tree.P[node] = fresh
         else:

@@ -1,0 +1,120 @@
+"""Expert iteration's self-play, one game at a time versus ``games_at_once`` games in lockstep.
+
+For each game with a shipped 2-player network, plays the same seeded self-play games twice in one process:
+one after the other through :func:`~meeplezoo.training.exit.play_game` (each leaf its own network call, the
+path before lockstep) and ``--games-at-once`` at a time through :func:`~meeplezoo.training.exit.play_games`
+(the leaves of all the games in one call).  Both give the same samples (checked: ``samples_identical``);
+the rows report expert positions (samples) per CPU second of this process (``time.process_time``, so a
+background load matters less than with the wall clock) and the speedup.
+
+Backends (:func:`~meeplezoo.training.inference.inference_net`, as self-play's ``inference`` settings choose
+it): ``numpy`` (the default; its pooled pass is exact, so the samples are identical), ``torch-cpu`` where torch
+is installed and ``cuda`` where it sees a GPU (batched torch kernels: the samples may differ in rare
+decisions, as the rounding of a batch differs from one position's).
+
+    .venv/bin/python benchmarks/selfplay_speed.py            # all four games, writes the results file
+    .venv/bin/python benchmarks/selfplay_speed.py --quick    # a smoke run (few sims, two games), no file
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import meeplezoo
+from meeplezoo.agents.network import PolicyValueNet
+from meeplezoo.agents.pretrained import available
+from meeplezoo.training.exit import ExItConfig, play_game, play_games
+from meeplezoo.training.inference import inference_net
+
+#: backend name -> (inference, device)
+BACKENDS = {"numpy": ("numpy", "cpu"), "torch-cpu": ("torch", "cpu"), "cuda": ("torch", "cuda")}
+
+RESULTS = Path(__file__).with_name("results") / "selfplay_speed.json"
+GAMES = ("hawaii", "asara", "haus_der_sonne", "kerala")
+
+
+def available_backends() -> list[str]:
+    """The backends this machine can run: numpy, and torch on the CPU and a GPU where torch has them."""
+    out = ["numpy"]
+    try:
+        import torch
+    except ImportError:
+        return out
+    out.append("torch-cpu")
+    if torch.cuda.is_available():
+        out.append("cuda")
+    return out
+
+
+def measure(entry: dict[str, Any], games: int, at_once: int, sims: int, seed: int,
+            backend: str = "numpy") -> dict[str, Any]:
+    """One row: the games on ``seed, seed + 1, ...`` one by one and ``at_once`` in lockstep, side by side."""
+    name = entry["game"]
+    cfg = ExItConfig(game=name, num_players=2, options=entry["options"], sims=sims, games_at_once=at_once,
+                     seed=seed)
+    game = cfg.make_game()
+    if BACKENDS[backend][0] == "torch":
+        import torch
+
+        torch.set_num_threads(1)  # one thread, as numpy's BLAS in a self-play worker (more would spin on CPU time)
+    net = inference_net(PolicyValueNet.load(entry["path"], meeplezoo.make_game(name, 2, **entry["options"])),
+                        *BACKENDS[backend])
+    seeds = [seed + i for i in range(games)]
+    c0 = time.process_time()
+    alone = [play_game(cfg, net, [net], s, game) for s in seeds]
+    c1 = time.process_time()
+    together = play_games(cfg, net, [net], seeds, game)
+    c2 = time.process_time()
+    positions = sum(len(p["obs"]) for p in alone)
+    same = all(np.array_equal(a[k], b[k]) for a, b in zip(alone, together) for k in ("obs", "mask", "pi", "z"))
+    one, many = positions / (c1 - c0), positions / (c2 - c1)
+    return {"game": name, "players": 2, "sims": sims, "games": games, "games_at_once": at_once, "backend": backend,
+            "positions": positions, "positions_per_cpu_second_batch1": round(one, 2),
+            "positions_per_cpu_second_batched": round(many, 2), "speedup": round(many / one, 3),
+            "samples_identical": bool(same)}
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--games", nargs="+", default=list(GAMES), help="games (default all four)")
+    p.add_argument("--games-at-once", type=int, default=8, help="games in lockstep (default 8)")
+    p.add_argument("--count", type=int, default=None, help="games played per row (default games-at-once)")
+    p.add_argument("--backends", nargs="+", default=None, choices=list(BACKENDS),
+                   help="backends (default every one this machine has)")
+    p.add_argument("--sims", type=int, default=64)
+    p.add_argument("--seed", type=int, default=100)
+    p.add_argument("--quick", action="store_true", help="smoke run: sims 8, two games two at a time, no file")
+    p.add_argument("--json", default=None, help=f"where to write the rows (default {RESULTS} unless --quick)")
+    args = p.parse_args()
+    if args.quick:
+        args.sims, args.games_at_once, args.count = 8, 2, 2
+    count = args.count or args.games_at_once
+    entries = {c["game"]: c for c in available() if c["num_players"] == 2}
+    print(f"{'game':16} {'backend':9} {'G':>3} {'positions':>9} {'batch1 pos/cpu-s':>17} {'batched':>8} "
+          f"{'speedup':>8}  identical")
+    rows = []
+    for name in args.games:
+        for backend in args.backends or available_backends():
+            row = measure(entries[name], count, args.games_at_once, args.sims, args.seed, backend)
+            rows.append(row)
+            print(f"{name:16} {row['backend']:9} {row['games_at_once']:3d} {row['positions']:9d} "
+                  f"{row['positions_per_cpu_second_batch1']:17.1f} {row['positions_per_cpu_second_batched']:8.1f} "
+                  f"{row['speedup']:8.2f}  {row['samples_identical']}", flush=True)
+    out = args.json or (None if args.quick else str(RESULTS))
+    if out:
+        Path(out).write_text(json.dumps({"benchmark": "selfplay_speed", "python": platform.python_version(),
+                                         "machine": platform.machine(), "cpu_clock": "time.process_time",
+                                         "rows": rows}, indent=1) + "\n")
+        print(f"written to {out}")
+    return 0 if all(r["samples_identical"] for r in rows if r["backend"] == "numpy") else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
