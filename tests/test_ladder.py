@@ -154,7 +154,11 @@ def test_readme_and_ladder_page_show_every_shipped_ladder():
         assert cells["ladder"] == f"`{lad.name}`"
         for label in header[1:-2]:
             rated = [m for m in lad.members if m.label == label]
-            assert cells[label] == (f"{rated[0].elo(lad.rating)[0]:.0f}" if rated else "-")
+            if rated:
+                e, lo, hi = rated[0].elo(lad.rating)
+                assert cells[label] == f"{e:.0f} ±{(hi - lo) / 2:.0f}"
+            else:
+                assert cells[label] == "-"
     root = Path(__file__).resolve().parent.parent
     readme, page = (root / "README.md").read_text(), (root / "docs" / "LADDER.md").read_text()
     for lad in ladders:

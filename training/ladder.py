@@ -232,15 +232,20 @@ def markdown(ladders: list[Ladder]) -> str:
     return "\n".join(rows)
 
 
+def _centre_radius(elo: tuple[float, float, float]) -> tuple[float, float]:
+    e, lo, hi = elo
+    return e, (hi - lo) / 2
+
+
 def summary_markdown(ladders: list[Ladder]) -> str:
-    """One row per ladder: each member's Elo (a dash where the configuration has no such member), the matches
-    and the CPU hours the ratings cost; the README's table."""
+    """One row per ladder: each member's Elo and the half-width of its 95% interval (a dash where the
+    configuration has no such member), the matches and the CPU hours the ratings cost; the README's table."""
     labels: list[str] = []
     for lad in ladders:
         labels += [m.label for m in lad.members if m.label not in labels]
     rows = ["| ladder | " + " | ".join(labels) + " | matches | CPU h |", "|---|" + "---:|" * (len(labels) + 2)]
     for lad in ladders:
-        elo = {m.label: f"{m.elo(lad.rating)[0]:.0f}" for m in lad.members}
+        elo = {m.label: "{:.0f} ±{:.0f}".format(*_centre_radius(m.elo(lad.rating))) for m in lad.members}
         cpu = "-" if lad.cpu_seconds is None else f"{lad.cpu_seconds / 3600:.2f}"
         rows.append(f"| `{lad.name}` | " + " | ".join(elo.get(label, "-") for label in labels)
                     + f" | {lad.matches} | {cpu} |")
