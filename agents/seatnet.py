@@ -37,6 +37,7 @@ from .checkpoint import (
 )
 from .seat_convs import ActiveConv
 from .seat_layout import ROLES, SEAT_ARCHITECTURE, SeatLayout, check_seat_config, seatnet_shapes
+from .seat_single import one_pass
 
 
 def _relu(x: np.ndarray) -> np.ndarray:
@@ -135,6 +136,7 @@ class SeatPolicyValueNet:
         self.head_b = np.concatenate([bias for _, bias in heads])
         ends = np.cumsum([w[k].shape[1] for k, _ in heads])
         self.head_slices = {k.split(".")[0]: slice(e - w[k].shape[1], e) for (k, _), e in zip(heads, ends)}
+        self._one = one_pass(self)  # the pass of one observation (see forward)
 
     def for_players(self, num_players: int) -> SeatPolicyValueNet:
         """The view of this network bound to ``num_players`` (the same weights)."""
@@ -162,6 +164,8 @@ class SeatPolicyValueNet:
             raise ValueError(f"this seat network is bound to {self.game.num_players} players (observations of "
                              f"{self.game.observation_shape[0]} values), got {obs.shape[1]}; use for_players(n)")
         obs = np.ascontiguousarray(obs)
+        if len(obs) == 1 and self._one is not None:
+            return self._one(obs[0])
         p, lay, hs = self.params, self.layout, self.head_slices
         e, t, present, cells = self._encode(obs)
         heads = t @ self.head_w
