@@ -33,7 +33,7 @@ def _reader(index: np.ndarray) -> Any:
     if len(flat) and np.array_equal(flat, np.arange(flat[0], flat[0] + len(flat))):
         start, stop, shape = int(flat[0]), int(flat[0]) + len(flat), index.shape
         return lambda x: x[start:stop].reshape(shape)
-    return lambda x: np.take(x, index)
+    return lambda x: x.take(index)
 
 
 class OnePass:
@@ -71,6 +71,13 @@ class OnePass:
         self.trunk_w = np.ascontiguousarray(trunk_w[:used])
         self.trunk_b = p["trunk.bias"] + trunk_w[gsz + 4 * es + lay.rows - 1]  # the count's one-hot
         self._heads(net)
+        widths = [es, self.trunk_w.shape[1], len(self.head_b)]
+        if self.conv is not None:
+            widths.append(lay.rows * lay.cells * self.board_w.shape[1])
+        if self.acts is not None:
+            widths.append(len(self.acts) * self.action_const.shape[1])
+        self._zeros = np.zeros(max(widths) * lay.rows, dtype=np.float32)  # ReLU against zeros of the same shape:
+        self._zeros.flags.writeable = False  # numpy's fast path (a scalar 0 is several times slower)
         self.value_seat = w["value_seat.weight"]
         self.roles = np.ascontiguousarray(p["value_role"][np.minimum(np.arange(lay.rows), ROLES - 1)])
         self.value_out, self.value_b = p["value_out.weight"][0], p["value_out.bias"][0]
@@ -121,21 +128,21 @@ class OnePass:
             active, h = self.conv.one(x)
             hd = h @ self.board_w
             hd -= self.board_idle
-            pre += np.take(self.row_of, active, axis=0).T @ hd[:, :es]
-        e = np.maximum(pre, 0, out=pre)
+            pre += self.row_of.take(active, axis=0).T @ hd[:, :es]
+        e = self._relu(pre)
         u = np.empty(len(self.trunk_w), dtype=np.float32)
         if self.glob:
             g = u[:gsz]
             np.matmul(self.glob_take(x), self.glob_w, out=g)
             g += self.glob_b
-            np.maximum(g, 0, out=g)
+            self._relu(g)
         u[gsz:gsz + 2 * es] = e[:2].reshape(-1)
         if self.rows > 2:  # noqa: PLR2004 - the others: their mean and maximum
             np.mean(e[2:], axis=0, out=u[gsz + 2 * es:gsz + 3 * es])
             np.max(e[2:], axis=0, out=u[gsz + 3 * es:])
         t = u @ self.trunk_w
         t += self.trunk_b
-        np.maximum(t, 0, out=t)
+        self._relu(t)
         src = np.empty(len(self.head_b) + self.runs, dtype=np.float32)
         heads = src[:len(self.head_b)]
         np.matmul(t, self.head_w, out=heads)
@@ -143,13 +150,13 @@ class OnePass:
         if self.cells:
             ctx = heads[self.cell_ctx] + self.cell_idle  # a far cell's hidden layer, before the ReLU
             far = src[len(self.head_b):]
-            np.matmul(np.maximum(ctx, 0), self.cell_out, out=far)
+            np.matmul(np.maximum(ctx, self._zeros[:len(ctx)]), self.cell_out, out=far)
             far += self.cell_out_b
-        logits = np.take(src, self.source)[None]
+        logits = src.take(self.source)[None]
         if self.cells:
             own = int(active.searchsorted(self.board_cells))  # the observer's row comes first
             z = hd[:own, es:] + ctx
-            z = np.maximum(z, 0, out=z) @ self.cell_out
+            z = self._relu(z) @ self.cell_out
             z += self.cell_out_b
             np.put(logits, self.cell_starts + active[:own, None], z)
         if self.acts is not None:
@@ -157,21 +164,25 @@ class OnePass:
         z = e @ self.value_seat
         z += heads[self.value_ctx]
         z += self.roles
-        v = np.maximum(z, 0, out=z) @ self.value_out
+        v = self._relu(z) @ self.value_out
         v += self.value_b
         return logits, np.tanh(v[:self.players], out=v[:self.players])[None]
+
+    def _relu(self, z: np.ndarray) -> np.ndarray:
+        """``max(z, 0)`` in place."""
+        return np.maximum(z, self._zeros[:z.size].reshape(z.shape), out=z)
 
     def _action_scores(self, x: np.ndarray, trunk: np.ndarray) -> np.ndarray:
         """The action head's term per action of ``acts``; ``trunk`` is the action trunk layer's output."""
         items = np.empty((self.reads.shape[1], len(trunk)), dtype=np.float32)
         for gather, weight, start, stop in self.items:
-            np.matmul(np.take(x, gather), weight, out=items[start:stop])
+            np.matmul(x.take(gather), weight, out=items[start:stop])
         items[-1] = trunk
         z = self.reads @ items
         z += self.action_const
-        z = np.maximum(z, 0, out=z) @ self.action_mid
+        z = self._relu(z) @ self.action_mid
         z += self.action_mid_b
-        s = np.maximum(z, 0, out=z) @ self.action_out
+        s = self._relu(z) @ self.action_out
         s += self.action_out_b
         return s
 
