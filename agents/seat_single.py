@@ -66,16 +66,20 @@ class OnePass:
             self.glob_take = _reader(lay.global_index)
             self.glob_w, self.glob_b = w["glob.weight"], p["glob.bias"]
         self.gsz = gsz
-        used = gsz + (4 if lay.rows > 2 else 2) * es  # noqa: PLR2004 - two rows: the pooled others are zero
+        # the trunk's input in one buffer: [global, the others' mean and maximum (more than two rows), each row]
+        pooled = 2 * es if lay.rows > 2 else 0  # noqa: PLR2004 - two rows: the pooled others are zero
+        self.e_at = gsz + pooled
+        order = np.concatenate([np.arange(gsz), gsz + 2 * es + np.arange(pooled), gsz + np.arange(2 * es)])
         trunk_w = w["trunk.weight"]
-        self.trunk_w = np.ascontiguousarray(trunk_w[:used])
+        self.trunk_w = np.ascontiguousarray(trunk_w[order])
         self.trunk_b = p["trunk.bias"] + trunk_w[gsz + 4 * es + lay.rows - 1]  # the count's one-hot
+        self.u_size = self.e_at + lay.rows * es
         self._heads(net)
         widths = [es, self.trunk_w.shape[1], len(self.head_b)]
         if self.conv is not None:
             widths.append(lay.rows * lay.cells * self.board_w.shape[1])
         if self.acts is not None:
-            widths.append(len(self.acts) * self.action_const.shape[1])
+            widths.append(self.action_const.size)
         self._zeros = np.zeros(max(widths) * lay.rows, dtype=np.float32)  # ReLU against zeros of the same shape:
         self._zeros.flags.writeable = False  # numpy's fast path (a scalar 0 is several times slower)
         self.value_seat = w["value_seat.weight"]
@@ -118,44 +122,30 @@ class OnePass:
             self.action_const = net.action_items
             self.action_mid, self.action_mid_b = w["action_mid.weight"], p["action_mid.bias"]
             self.action_out, self.action_out_b = p["action_out.weight"][0], p["action_out.bias"][0]
+            if np.isin(self.acts, lay.dense).all():  # the output's bias: into those actions' policy bias
+                self.head_b = self.head_b.copy()
+                self.head_b[hs["policy"].start + np.searchsorted(lay.dense, self.acts)] += self.action_out_b
+                self.action_out_b = np.float32(0)
+            if np.array_equal(self.acts, np.arange(self.acts[0], self.acts[0] + len(self.acts))):
+                self.acts = slice(int(self.acts[0]), int(self.acts[0]) + len(self.acts))  # a view
 
     def __call__(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(logits (1, actions), values (1, players))`` for one flat observation ``x (size,)``."""
-        es, gsz = self.es, self.gsz
-        pre = self.seat_take(x) @ self.seat_w
-        pre += self.seat_b
-        if self.conv is not None:
-            active, h = self.conv.one(x)
-            hd = h @ self.board_w
-            hd -= self.board_idle
-            pre += self.row_of.take(active, axis=0).T @ hd[:, :es]
-        e = self._relu(pre)
-        u = np.empty(len(self.trunk_w), dtype=np.float32)
-        if self.glob:
-            g = u[:gsz]
-            np.matmul(self.glob_take(x), self.glob_w, out=g)
-            g += self.glob_b
-            self._relu(g)
-        u[gsz:gsz + 2 * es] = e[:2].reshape(-1)
-        if self.rows > 2:  # noqa: PLR2004 - the others: their mean and maximum
-            np.mean(e[2:], axis=0, out=u[gsz + 2 * es:gsz + 3 * es])
-            np.max(e[2:], axis=0, out=u[gsz + 3 * es:])
-        t = u @ self.trunk_w
-        t += self.trunk_b
-        self._relu(t)
-        src = np.empty(len(self.head_b) + self.runs, dtype=np.float32)
-        heads = src[:len(self.head_b)]
+        e, t, active, hd = self._trunk(x)
+        nh = len(self.head_b)
+        src = np.empty(nh + self.runs, dtype=np.float32)
+        heads = src[:nh]
         np.matmul(t, self.head_w, out=heads)
         heads += self.head_b
         if self.cells:
             ctx = heads[self.cell_ctx] + self.cell_idle  # a far cell's hidden layer, before the ReLU
-            far = src[len(self.head_b):]
+            far = src[nh:]
             np.matmul(np.maximum(ctx, self._zeros[:len(ctx)]), self.cell_out, out=far)
             far += self.cell_out_b
         logits = src.take(self.source)[None]
         if self.cells:
             own = int(active.searchsorted(self.board_cells))  # the observer's row comes first
-            z = hd[:own, es:] + ctx
+            z = hd[:own, self.es:] + ctx
             z = self._relu(z) @ self.cell_out
             z += self.cell_out_b
             np.put(logits, self.cell_starts + active[:own, None], z)
@@ -167,6 +157,33 @@ class OnePass:
         v = self._relu(z) @ self.value_out
         v += self.value_b
         return logits, np.tanh(v[:self.players], out=v[:self.players])[None]
+
+    def _trunk(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, Any, Any]:
+        """``(seat rows (rows, seat_hidden), trunk (trunk_hidden,), active cells, their outputs through the
+        board's readers less a far cell's)`` (the last two None without boards)."""
+        es, gsz, at = self.es, self.gsz, self.e_at
+        u = np.empty(self.u_size, dtype=np.float32)
+        e = u[at:].reshape(self.rows, es)
+        np.matmul(self.seat_take(x), self.seat_w, out=e)
+        e += self.seat_b
+        active = hd = None
+        if self.conv is not None:
+            active, h = self.conv.one(x)
+            hd = h @ self.board_w
+            hd -= self.board_idle
+            e += self.row_of.take(active, axis=0).T @ hd[:, :es]
+        self._relu(e)
+        if self.glob:
+            g = u[:gsz]
+            np.matmul(self.glob_take(x), self.glob_w, out=g)
+            g += self.glob_b
+            self._relu(g)
+        if at > gsz:  # the others: their mean and maximum
+            np.mean(e[2:], axis=0, out=u[gsz:gsz + es])
+            np.max(e[2:], axis=0, out=u[gsz + es:at])
+        t = u[:len(self.trunk_w)] @ self.trunk_w
+        t += self.trunk_b
+        return e, self._relu(t), active, hd
 
     def _relu(self, z: np.ndarray) -> np.ndarray:
         """``max(z, 0)`` in place."""
@@ -183,7 +200,8 @@ class OnePass:
         z = self._relu(z) @ self.action_mid
         z += self.action_mid_b
         s = self._relu(z) @ self.action_out
-        s += self.action_out_b
+        if self.action_out_b:
+            s += self.action_out_b
         return s
 
 
