@@ -71,6 +71,7 @@ class ActiveConv:
                     marks.append(np.ones(self.rows) if kind == "shared" else np.arange(self.rows) == r)
         self._mass_index = np.stack(index).astype(np.intp)
         self._mass_rows = np.ascontiguousarray(np.stack(marks, axis=1), dtype=np.float32)
+        self._count = np.arange(self.rows * self.cells + 1, dtype=np.intp)
 
     def _plane_runs(self) -> list[tuple[str, int, int]]:
         """Runs of consecutive planes: ``("shared", start, k)`` (the same planes for every row) or
@@ -153,21 +154,23 @@ class ActiveConv:
 
     def one(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(active, features)`` of :meth:`__call__` for one flat observation ``x (size,)``, in fewer steps:
-        the non-zero cells from one gather and one product, the patches from a channels-last copy of the
-        cells they read."""
-        v = x.take(self._mass_index)  # take: faster than fancy indexing on these small tables
-        m = self._mass_rows @ (v if self.nonnegative else np.abs(v))
+        the non-zero cells from one gather and one product, the patches from a channels-last copy
+        of the active cells."""
         n = self.rows * self.cells
         mark = np.zeros(n + 1, dtype=bool)  # the last entry: past the edge
-        mark[self.patch.take(m.reshape(-1).nonzero()[0], axis=0)] = True
+        v = x.take(self._mass_index)  # take: faster than fancy indexing on these small tables
+        m = self._mass_rows @ (v if self.nonnegative else np.abs(v))
+        nz = m.reshape(-1).nonzero()[0]
+        mark[self.patch.take(nz, axis=0)] = True
         k = mark[:n].nonzero()[0]
-        taps = self.patch.take(k, axis=0)
-        mark[:] = False
-        mark[taps] = True
-        need = mark[:n].nonzero()[0]
-        buf = np.empty((n + 1, self.planes), dtype=np.float32)  # only the rows of need (and the last) are read
-        buf[n] = 0
-        buf[need] = x.take(self.cell_planes.take(need, axis=0))
-        h = buf.take(taps, axis=0).reshape(len(k), -1) @ self.weight
+        # a cell off nz is zero on every plane (the support planes show every non-zero cell): the patches read
+        # the rows of nz (from 1 on) and the zero row 0 for every other cell
+        local = np.zeros(n + 1, dtype=np.intp)
+        local[nz] = self._count[1:len(nz) + 1]
+        xz = np.empty((len(nz) + 1, self.planes), dtype=np.float32)
+        xz[0] = 0
+        x.take(self.cell_planes.take(nz, axis=0), out=xz[1:])
+        taps = local.take(self.patch.take(k, axis=0))
+        h = xz.take(taps, axis=0).reshape(len(k), -1) @ self.weight
         h += self.bias
         return k, np.maximum(h, self._zeros[:len(k)], out=h)  # zeros of h's shape: numpy's fast path
