@@ -154,8 +154,8 @@ class ActiveConv:
 
     def one(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(active, features)`` of :meth:`__call__` for one flat observation ``x (size,)``, in fewer steps:
-        the non-zero cells from one gather and one product, the patches from a channels-last copy
-        of the active cells."""
+        the non-zero cells from one gather and one product, the patches from a channels-last copy of the
+        non-zero cells (a zero row for every other cell)."""
         n = self.rows * self.cells
         mark = np.zeros(n + 1, dtype=bool)  # the last entry: past the edge
         v = x.take(self._mass_index)  # take: faster than fancy indexing on these small tables
