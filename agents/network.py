@@ -323,7 +323,20 @@ class NetworkEvaluator(Evaluator):
         if not single:
             return answers
         net = requests[single[0]].evaluator.net
-        states = [requests[i].states[0] for i in single]
+        if not hasattr(net, "for_players"):
+            cls._answer_pool(net, requests, single, answers)
+            return answers
+        counts: dict[int, list[int]] = {}  # a network for every player count: one pass per count's view
+        for i in single:
+            counts.setdefault(requests[i].states[0].game.num_players, []).append(i)
+        for n, members in counts.items():
+            cls._answer_pool(net.for_players(n), requests, members, answers)
+        return answers
+
+    @staticmethod
+    def _answer_pool(net: Any, requests: list[Any], members: list[int], answers: list[Any]) -> None:
+        """The answers to the one-state ``requests[members]`` in one pooled pass of ``net``."""
+        states = [requests[i].states[0] for i in members]
         players = np.array([s.current_player for s in states])
         obs = np.stack([net.observe(s, p) for s, p in zip(states, players)])
         masks = np.stack([s.legal_mask() for s in states])
@@ -331,12 +344,11 @@ class NetworkEvaluator(Evaluator):
         priors = masked_softmax(logits, masks)
         n = values.shape[1]
         seats = values[np.arange(len(states))[:, None], (np.arange(n)[None, :] - players[:, None]) % n]
-        for j, i in enumerate(single):
+        for j, i in enumerate(members):
             ev = requests[i].evaluator
             ev.calls += 1
             ev.states += 1
             answers[i] = ([priors[j]], [seats[j]] if ev.provides_values else None)
-        return answers
 
 
 #: the ``net:PATH`` agent's settings (``pretrained`` without a search has the same)

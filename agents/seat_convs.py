@@ -55,6 +55,23 @@ class ActiveConv:
         self.patch = np.concatenate([np.where(nbr < 0, -1, nbr + r * cells) for r in range(rows)]).astype(np.intp)
         # per (row, cell): the flat offsets of its value on every plane
         self.cell_planes = (self.plane_base[:, None, :] + np.arange(cells)[None, :, None]).reshape(rows * cells, planes)
+        self._one_tables()
+        self._zeros = np.zeros((rows * cells, len(self.bias)), dtype=np.float32)  # ReLU's fast path (see one)
+        self._zeros.flags.writeable = False
+
+    def _one_tables(self) -> None:
+        """The tables of :meth:`one`: the flat offsets of the planes read to find the non-zero cells
+        ``(S, cells)`` and which rows each of them marks ``(rows, S)``."""
+        index, marks, cells = [], [], np.arange(self.cells)
+        for (kind, start, k), sel in zip(self._runs, self._support):
+            planes = np.arange(k) if sel is None else sel
+            for r in range(1 if kind == "shared" else self.rows):
+                for p in planes:
+                    index.append(start + (r * k + p) * self.cells + cells)
+                    marks.append(np.ones(self.rows) if kind == "shared" else np.arange(self.rows) == r)
+        self._mass_index = np.stack(index).astype(np.intp)
+        self._mass_rows = np.ascontiguousarray(np.stack(marks, axis=1), dtype=np.float32)
+        self._count = np.arange(self.rows * self.cells + 1, dtype=np.intp)
 
     def _plane_runs(self) -> list[tuple[str, int, int]]:
         """Runs of consecutive planes: ``("shared", start, k)`` (the same planes for every row) or
@@ -134,3 +151,26 @@ class ActiveConv:
         sums = groups.astype(np.float32) @ h
         sums += (self.cells - counts)[:, None] * self.idle
         return k, h, sums.reshape(bsz, self.rows, -1)
+
+    def one(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(active, features)`` of :meth:`__call__` for one flat observation ``x (size,)``, in fewer steps:
+        the non-zero cells from one gather and one product, the patches from a channels-last copy of the
+        non-zero cells (a zero row for every other cell)."""
+        n = self.rows * self.cells
+        mark = np.zeros(n + 1, dtype=bool)  # the last entry: past the edge
+        v = x.take(self._mass_index)  # take: faster than fancy indexing on these small tables
+        m = self._mass_rows @ (v if self.nonnegative else np.abs(v))
+        nz = m.reshape(-1).nonzero()[0]
+        mark[self.patch.take(nz, axis=0)] = True
+        k = mark[:n].nonzero()[0]
+        # a cell off nz is zero on every plane (the support planes show every non-zero cell): the patches read
+        # the rows of nz (from 1 on) and the zero row 0 for every other cell
+        local = np.zeros(n + 1, dtype=np.intp)
+        local[nz] = self._count[1:len(nz) + 1]
+        xz = np.empty((len(nz) + 1, self.planes), dtype=np.float32)
+        xz[0] = 0
+        x.take(self.cell_planes.take(nz, axis=0), out=xz[1:])
+        taps = local.take(self.patch.take(k, axis=0))
+        h = xz.take(taps, axis=0).reshape(len(k), -1) @ self.weight
+        h += self.bias
+        return k, np.maximum(h, self._zeros[:len(k)], out=h)  # zeros of h's shape: numpy's fast path

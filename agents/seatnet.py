@@ -37,6 +37,7 @@ from .checkpoint import (
 )
 from .seat_convs import ActiveConv
 from .seat_layout import ROLES, SEAT_ARCHITECTURE, SeatLayout, check_seat_config, seatnet_shapes
+from .seat_single import one_pass
 
 
 def _relu(x: np.ndarray) -> np.ndarray:
@@ -135,6 +136,7 @@ class SeatPolicyValueNet:
         self.head_b = np.concatenate([bias for _, bias in heads])
         ends = np.cumsum([w[k].shape[1] for k, _ in heads])
         self.head_slices = {k.split(".")[0]: slice(e - w[k].shape[1], e) for (k, _), e in zip(heads, ends)}
+        self._one = one_pass(self)  # the pass of one observation (see forward)
 
     def for_players(self, num_players: int) -> SeatPolicyValueNet:
         """The view of this network bound to ``num_players`` (the same weights)."""
@@ -154,14 +156,41 @@ class SeatPolicyValueNet:
         return int(sum(v.size for v in self.params.values()))
 
     def forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(logits, values)`` for a batch of flat observations."""
+        """``(logits, values)`` for a batch of flat observations (one observation: the one-observation pass
+        of :mod:`meeplezoo.agents.seat_single`)."""
+        obs = self._batch(obs)
+        if len(obs) == 1 and self._one is not None:
+            return self._one(obs[0])
+        return self._forward(obs)
+
+    def forward_rows(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`forward`, each row computed exactly as ``forward`` computes a batch of that row alone (bit
+        for bit), in one call.  The lockstep driver's pooled batches go through here, so that a position's
+        evaluation never depends on what else is in the batch."""
+        obs = self._batch(obs)
+        one = self._one if self._one is not None else (lambda x: self._forward(x[None]))
+        logits = np.empty((len(obs), self.game.num_actions), dtype=np.float32)
+        values = np.empty((len(obs), self.game.num_players), dtype=np.float32)
+        for i, x in enumerate(obs):
+            logits[i], values[i] = one(x)
+        return logits, values
+
+    def pooled_forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The pass the lockstep driver's pooled batches take: :meth:`forward_rows`."""
+        return self.forward_rows(obs)
+
+    def _batch(self, obs: np.ndarray) -> np.ndarray:
+        """``obs`` as a C-contiguous float32 batch of this view's observations (ValueError otherwise)."""
         obs = np.asarray(obs, dtype=np.float32)
         if obs.ndim == 1:
             obs = obs[None]
-        if obs.shape[1] != self.game.observation_shape[0]:
+        if obs.ndim != 2 or obs.shape[1] != self.game.observation_shape[0]:  # noqa: PLR2004
             raise ValueError(f"this seat network is bound to {self.game.num_players} players (observations of "
-                             f"{self.game.observation_shape[0]} values), got {obs.shape[1]}; use for_players(n)")
-        obs = np.ascontiguousarray(obs)
+                             f"{self.game.observation_shape[0]} values), got shape {obs.shape}; use for_players(n)")
+        return np.ascontiguousarray(obs)
+
+    def _forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The batched pass."""
         p, lay, hs = self.params, self.layout, self.head_slices
         e, t, present, cells = self._encode(obs)
         heads = t @ self.head_w

@@ -6,7 +6,8 @@ one set of weights; the block network is the shipped ``agents/pretrained/kerala-
 at 3-5 players, a block network of the same widths randomly initialised (a block network reads one count).
 Positions: the observation of the player to move at every third decision of random games (the boards fill
 up as the game goes on).  Each network evaluates them in turn, one at a time (batch 1, as the search asks)
-and 32 at a time, on one BLAS thread; rates are evaluations per CPU-second of this process.
+and 32 at a time, on one BLAS thread; rates are evaluations per CPU-second of this process, the two networks
+measured in interleaved rounds (the median round).
 
     .venv/bin/python benchmarks/net_speed_seat.py [--seconds 2] [--json benchmarks/results/net_speed_seat.json]
 """
@@ -46,16 +47,23 @@ def positions(game, games: int, every: int = 3) -> np.ndarray:
     return np.stack(out)
 
 
-def rate(forward, obs: np.ndarray, batch: int, seconds: float) -> float:
-    """Evaluations per CPU-second of ``forward`` over ``obs`` in batches of ``batch``, for about ``seconds``."""
+def rates(forwards: list, obs: np.ndarray, batch: int, seconds: float, rounds: int = 5) -> list[float]:
+    """Evaluations per CPU-second of each of ``forwards`` over ``obs`` in batches of ``batch``, about ``seconds``
+    each: measured in ``rounds`` interleaved rounds (every network in turn), so that a load that comes and goes
+    on the machine weighs on all alike; each rate is the median over the rounds."""
     batches = [np.ascontiguousarray(obs[i:i + batch]) for i in range(0, len(obs) - batch + 1, batch)]
-    forward(batches[0])
-    done, t0 = 0, time.process_time()
-    while time.process_time() - t0 < seconds:
-        for x in batches:
-            forward(x)
-        done += batch * len(batches)
-    return done / (time.process_time() - t0)
+    out: list[list[float]] = [[] for _ in forwards]
+    for forward in forwards:
+        forward(batches[0])
+    for _ in range(rounds):
+        for j, forward in enumerate(forwards):
+            done, t0 = 0, time.process_time()
+            while time.process_time() - t0 < seconds / rounds:
+                for x in batches:
+                    forward(x)
+                done += batch * len(batches)
+            out[j].append(done / (time.process_time() - t0))
+    return [float(np.median(r)) for r in out]
 
 
 def main() -> int:
@@ -82,8 +90,8 @@ def main() -> int:
         obs = positions(view.game, args.games)
         r = {"players": n, "positions": len(obs), "block": "shipped kerala-2p" if n == 2 else "same widths, random"}
         for b in (1, 32):
-            r[f"seat_b{b}"] = round(rate(view.forward, obs, b, args.seconds))
-            r[f"block_b{b}"] = round(rate(block.forward, obs, b, args.seconds))
+            seat_rate, block_rate = rates([view.forward, block.forward], obs, b, args.seconds)
+            r[f"seat_b{b}"], r[f"block_b{b}"] = round(seat_rate), round(block_rate)
             r[f"ratio_b{b}"] = round(r[f"seat_b{b}"] / r[f"block_b{b}"], 2)
         rows.append(r)
         print(f"{n:>7} {len(obs):>9} {r['seat_b1']:>9,} {r['block_b1']:>9,} {r['ratio_b1']:>6.2f} "

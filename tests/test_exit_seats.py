@@ -177,3 +177,26 @@ def test_a_resumed_seat_network_run_continues_exactly(tmp_path):
     a, b = whole.net.arrays(), again.net.arrays()
     assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
     assert whole.progress["samples"] == again.progress["samples"]
+
+
+def test_seat_network_self_play_does_not_depend_on_games_at_once(tmp_path, monkeypatch):
+    """Lockstep self-play pools the one-state requests through ``forward_rows``: the samples of a seat
+    network's games are the same whether they are played one or three at a time."""
+    from meeplezoo.training.exit import generate
+
+    widths = {"channels": 2, "seat_hidden": 4, "global_hidden": 4, "trunk_hidden": 8, "cell_hidden": 2,
+              "value_hidden": 2, "action_hidden": 4}
+    pooled = []
+    rows = SeatPolicyValueNet.forward_rows
+    monkeypatch.setattr(SeatPolicyValueNet, "forward_rows", lambda net, obs: pooled.append(len(obs)) or rows(net, obs))
+    runs = {}
+    for g in (1, 3):
+        cfg = _cfg(game="kerala", player_counts=(2, 3), seat_widths=widths, games_at_once=g, explore_moves=4)
+        if g == 1:
+            trainer = ExItTrainer(cfg, tmp_path / "k", tensorboard=False, verbose=0)
+            path = str(trainer.numpy_net().save(tmp_path / "k.zip"))
+        runs[g] = generate(cfg, "selfplay", [100, 101, 102, 103, 104], path, workers=1)
+    assert len(runs[1]["obs"]) > 50 and len(set(runs[1]["players"].tolist())) == 2  # noqa: PLR2004
+    assert max(pooled) == 3  # noqa: PLR2004 - the three 2-player games in one pass
+    for k in samples.SAMPLE_KEYS:
+        np.testing.assert_array_equal(runs[1][k], runs[3][k])

@@ -166,9 +166,10 @@ def test_torch_and_numpy_agree(name, options):
         obs = _observations(net.games[n], 10 + n)
         with torch.no_grad():
             logits, values = net(torch.as_tensor(obs))
-        got, got_v = twin.for_players(n).forward(obs)
-        assert np.allclose(logits.numpy(), got, atol=1e-4), (n, np.abs(logits.numpy() - got).max())
-        assert np.allclose(values.numpy()[:, :n], got_v, atol=1e-4)
+        for got, got_v in (twin.for_players(n).forward(obs), twin.for_players(n).forward_rows(obs)):
+            # the batched pass and the one-observation pass (forward_rows: every row alone)
+            assert np.allclose(logits.numpy(), got, atol=1e-4), (n, np.abs(logits.numpy() - got).max())
+            assert np.allclose(values.numpy()[:, :n], got_v, atol=1e-4)
         assert values.shape[1] == net.max_seats and not values[:, n:].any()  # masked to the seats present
         assert np.array_equal(net.presence(torch.as_tensor(obs)).numpy()[0], (np.arange(net.max_seats) < n))
 
@@ -218,3 +219,34 @@ def test_seat_loss_decreases():
         opt.step()
         losses.append(float(loss.detach()))
     assert losses[-1] < 0.5 * losses[0]
+
+
+@pytest.mark.parametrize("name,options", [GAMES[1], ("hawaii", {})], ids=lambda x: str(x))
+def test_forward_rows_are_single_forwards_bit_for_bit(name, options):
+    """Each row of ``forward_rows`` is what ``forward`` gives that observation alone (the one-observation
+    pass where it applies, the batched pass of one row elsewhere), at every count; and the pooled
+    evaluator answers states of several counts as each alone."""
+    from meeplezoo.agents.network import NetworkEvaluator
+    from meeplezoo.agents.search import Request, answer_all
+
+    net = _random_net(make_game(name, 2, **options), dict(SMALL, channels=6, trunk_hidden=24))
+    for n in _counts(name):
+        view = net.for_players(n)
+        obs = _observations(view.game, 20 + n, count=6, every=5)
+        logits, values = view.forward_rows(obs)
+        for i, x in enumerate(obs):
+            one, one_v = view.forward(x)
+            assert np.array_equal(one[0], logits[i]) and np.array_equal(one_v[0], values[i])
+        batched, batched_v = view.forward(obs)
+        assert np.allclose(batched, logits, atol=1e-4) and np.allclose(batched_v, values, atol=1e-5)
+    states = []
+    for n in (2, 3):
+        state = make_game(name, n, **options).new_state(5)
+        for _ in range(6):
+            state.apply(state.legal_actions()[0])
+        states += [state.clone(), state]
+    ev = NetworkEvaluator(net)
+    requests = [Request(ev, [s]) for s in states]
+    for r, (priors, seats) in zip(requests, answer_all(requests)):
+        p1, v1 = r.answer()
+        assert np.array_equal(p1[0], priors[0]) and np.array_equal(v1[0], seats[0])
