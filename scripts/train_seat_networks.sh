@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# One resumable step of training a game's seat network (one network for every player count) by expert
+# iteration, its run directory kept in the repository so the next step, on this machine or another, continues it:
+#
+#   bash scripts/train_seat_networks.sh kerala          # one step: 45 minutes of wall clock on 2 workers
+#   STEP_SECONDS=1800 WORKERS=1 bash scripts/train_seat_networks.sh hawaii
+#
+# The run lives in benchmarks/results/seat_runs/<game>/ (config.json, progress.json, log.csv, trainer.pt,
+# the compressed replay buffer, snapshots, best.zip and final.zip; TensorBoard's folder is not kept). Each step
+# runs the same command, which continues the run where the last step stopped (the result is what one
+# uninterrupted run gives), and stops after STEP_SECONDS or once the run has spent BUDGET_CPU_HOURS (default
+# 4, the budget per game) of training CPU time. Commit the folder after each step with its measured result
+# (the step prints the last evaluations: the share of first places against the heuristic at each count).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+game="${1:?usage: train_seat_networks.sh GAME (kerala, hawaii or asara)}"
+step="${STEP_SECONDS:-2700}"
+workers="${WORKERS:-2}"
+budget="${BUDGET_CPU_HOURS:-4}"
+out="benchmarks/results/seat_runs/${game}"
+python="${PYTHON:-.venv/bin/python}"
+case "$game" in
+  kerala) args=(-o derived_features=true -o elephant_view=true --players 2,3,4,5) ;;
+  hawaii) args=(--players 2,3,4,5) ;;
+  asara) args=(--players 2,3,4) ;;
+  *) echo "train_seat_networks.sh: no seat-network plan for '$game' (kerala, hawaii, asara)" >&2; exit 2 ;;
+esac
+if [[ -f "$out/progress.json" ]]; then
+  spent=$("$python" -c "import json, sys; print(json.load(open(sys.argv[1]))['cpu_seconds'] / 3600)" \
+    "$out/progress.json")
+  if "$python" -c "import sys; sys.exit(float(sys.argv[1]) < float(sys.argv[2]))" "$spent" "$budget"; then
+    echo "train_seat_networks.sh: $game has spent ${spent} of its ${budget} CPU hours: done"
+    exit 0
+  fi
+fi
+"$python" -m meeplezoo train "$game" "${args[@]}" --algo exit --architecture seatnet --iterations 400 \
+  --games-per-iteration 48 --sims 64 --warm-start-games 400 --buffer-size 10000 --epochs 2 --value-weight 0.5 \
+  --eval-every 4 --eval-games 20 --eval-against heuristic --seed 1 --workers "$workers" --time-limit "$step" \
+  --out "$out"
+rm -rf "$out/tb"
+if [[ -f "$out/log.csv" ]]; then tail -n 3 "$out/log.csv"; fi
