@@ -5,7 +5,7 @@
 #   bash scripts/train_seat_networks.sh kerala          # one step: 45 minutes of wall clock on 2 workers
 #   STEP_SECONDS=1800 WORKERS=1 bash scripts/train_seat_networks.sh hawaii
 #
-# The run lives in benchmarks/results/seat_runs/<game>/ (config.json, progress.json, log.csv, trainer.pt,
+# The run lives in benchmarks/results/seat_runs/<game>/ (\$SEAT_RUNS/<game>/ where set) (config.json, progress.json, log.csv, trainer.pt,
 # the compressed replay buffer, snapshots, best.zip and final.zip; TensorBoard's folder is not kept). Each step
 # runs the same command, which continues the run where the last step stopped (the result is what one
 # uninterrupted run gives), and stops after STEP_SECONDS or once the run has spent BUDGET_CPU_HOURS (default
@@ -17,7 +17,7 @@ game="${1:?usage: train_seat_networks.sh GAME (kerala, hawaii or asara)}"
 step="${STEP_SECONDS:-2700}"
 workers="${WORKERS:-2}"
 budget="${BUDGET_CPU_HOURS:-4}"
-out="benchmarks/results/seat_runs/${game}"
+out="${SEAT_RUNS:-benchmarks/results/seat_runs}/${game}"
 python="${PYTHON:-.venv/bin/python}"
 case "$game" in
   kerala) args=(-o derived_features=true -o elephant_view=true --players 2,3,4,5) ;;

@@ -1,0 +1,36 @@
+"""scripts/train_seat_networks.sh: the step runner of the seat networks' long runs (its refusals and its budget;
+the training it runs is expert iteration's, tested in test_exit_seats.py)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "train_seat_networks.sh"
+
+
+def _run(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", str(SCRIPT), *args], capture_output=True, text=True, timeout=120,
+                          env={"PATH": "/usr/bin:/bin", "PYTHON": sys.executable, "SEAT_RUNS": str(tmp_path), **env})
+
+
+def test_a_game_without_a_plan_is_refused_by_name(tmp_path):
+    out = _run(tmp_path, "haus_der_sonne")
+    assert out.returncode == 2
+    assert "no seat-network plan for 'haus_der_sonne'" in out.stderr
+
+
+def test_a_run_that_spent_its_budget_does_nothing(tmp_path):
+    run = tmp_path / "kerala"
+    run.mkdir()
+    progress = {"iteration": 70, "samples": 9000, "cpu_seconds": 4.2 * 3600}
+    (run / "progress.json").write_text(json.dumps(progress))
+    out = _run(tmp_path, "kerala")
+    assert out.returncode == 0, out.stderr
+    assert "done" in out.stdout and "4.2" in out.stdout
+    assert sorted(p.name for p in run.iterdir()) == ["progress.json"]  # nothing trained, nothing written
+    out = _run(tmp_path, "kerala", BUDGET_CPU_HOURS="5", STEP_SECONDS="abc")
+    assert out.returncode != 0  # under a larger budget it trains (here: refused for its bad time limit)
+    assert "time" in (out.stderr + out.stdout).lower()
