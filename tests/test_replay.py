@@ -337,7 +337,7 @@ class Chromium:
             raise RuntimeError(f"page error in {expression!r}: {result['exceptionDetails']}")
         return result["result"].get("value")
 
-    def wait_for(self, expression: str, timeout: float = 10.0) -> None:
+    def wait_for(self, expression: str, timeout: float = 30.0) -> None:
         deadline = time.monotonic() + timeout
         while not self.js(f"Boolean({expression})"):
             if time.monotonic() > deadline:
