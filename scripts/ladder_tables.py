@@ -1,5 +1,6 @@
 """Rewrite the shipped-ladder tables of README.md and docs/LADDER.md from ``training/ladders/*.json``.
 
+The README gets a summary row per ladder and, folded, every member's row; docs/LADDER.md every member's row.
 Each table sits between ``<!-- ladders:summary -->`` / ``<!-- ladders:members -->`` and ``<!-- /ladders -->``
 markers; run this after a ladder is built (``python scripts/build_ladders.py``) so the pages show every
 configuration that has ratings, strongest member first.
@@ -31,6 +32,7 @@ def main() -> None:
     ladders = sorted(shipped_ladders(), key=lambda lad: (ORDER_OF_GAMES.index(lad.spec.game), lad.spec.options,
                                                          lad.spec.num_players))
     replace(ROOT / "README.md", "summary", summary_markdown(ladders))
+    replace(ROOT / "README.md", "members", markdown(ladders))
     replace(ROOT / "docs" / "LADDER.md", "members", markdown(ladders))
     print(f"{len(ladders)} ladders: {', '.join(lad.name for lad in ladders)}")
 

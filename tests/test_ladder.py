@@ -161,8 +161,10 @@ def test_readme_and_ladder_page_show_every_shipped_ladder():
                 assert cells[label] == "-"
     root = Path(__file__).resolve().parent.parent
     readme, page = (root / "README.md").read_text(), (root / "docs" / "LADDER.md").read_text()
-    for lad in ladders:
-        assert f"`{lad.name}`" in readme and f"`{lad.name}`" in page, f"{lad.name}: run scripts/ladder_tables.py"
+    rows = ladder_mod.markdown(ladders).splitlines()[2:] + table[2:]
+    # every row in the README; the members' rows (not the summary's) on the ladder page too
+    missing = [row for row in rows if row not in readme or (row in table[2:]) == (row in page)]
+    assert not missing, f"run scripts/ladder_tables.py: {missing[:3]}"
 
 
 def test_missing_or_stale_ladder_names_the_command(tmp_path, monkeypatch, capsys):
