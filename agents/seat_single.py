@@ -27,13 +27,26 @@ import numpy as np
 from .seat_layout import ROLES
 
 
+class _Reader:
+    """Takes ``x[index]`` from one flat observation: a slice (a view) where the indices are consecutive.  A class,
+    not a closure, so that a network pickles to the workers of a process pool."""
+
+    def __init__(self, index: np.ndarray) -> None:
+        flat = index.reshape(-1)
+        self.index, self.shape = index, index.shape
+        self.span: tuple[int, int] | None = None
+        if len(flat) and np.array_equal(flat, np.arange(flat[0], flat[0] + len(flat))):
+            self.span = (int(flat[0]), int(flat[0]) + len(flat))
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        if self.span is None:
+            return x.take(self.index)
+        return x[self.span[0]:self.span[1]].reshape(self.shape)
+
+
 def _reader(index: np.ndarray) -> Any:
     """A function taking ``x[index]`` from one flat observation: a slice (a view) where the indices are consecutive."""
-    flat = index.reshape(-1)
-    if len(flat) and np.array_equal(flat, np.arange(flat[0], flat[0] + len(flat))):
-        start, stop, shape = int(flat[0]), int(flat[0]) + len(flat), index.shape
-        return lambda x: x[start:stop].reshape(shape)
-    return lambda x: x.take(index)
+    return _Reader(index)
 
 
 class OnePass:

@@ -54,13 +54,26 @@ def _stride(index: np.ndarray, items: int) -> int:
     return 0
 
 
+class _Take:
+    """Takes ``obs[:, index]`` from a batch: a slice (a view) where the indices are consecutive.  A class, not a
+    closure, so that a network (and an agent holding one) pickles to the workers of a process pool."""
+
+    def __init__(self, index: np.ndarray) -> None:
+        flat = index.reshape(-1)
+        self.index, self.shape = index, index.shape
+        self.span: tuple[int, int] | None = None
+        if len(flat) and np.array_equal(flat, np.arange(flat[0], flat[0] + len(flat))):
+            self.span = (int(flat[0]), int(flat[0]) + len(flat))
+
+    def __call__(self, obs: np.ndarray) -> np.ndarray:
+        if self.span is None:
+            return obs[:, self.index]
+        return obs[:, self.span[0]:self.span[1]].reshape(len(obs), *self.shape)
+
+
 def _as_slice(index: np.ndarray) -> Any:
     """A function taking ``obs[:, index]`` from a batch: a slice (a view) where the indices are consecutive."""
-    flat = index.reshape(-1)
-    if len(flat) and np.array_equal(flat, np.arange(flat[0], flat[0] + len(flat))):
-        start, stop, shape = int(flat[0]), int(flat[0]) + len(flat), index.shape
-        return lambda obs: obs[:, start:stop].reshape(len(obs), *shape)
-    return lambda obs: obs[:, index]
+    return _Take(index)
 
 
 class SeatPolicyValueNet:

@@ -250,3 +250,19 @@ def test_forward_rows_are_single_forwards_bit_for_bit(name, options):
     for r, (priors, seats) in zip(requests, answer_all(requests)):
         p1, v1 = r.answer()
         assert np.array_equal(p1[0], priors[0]) and np.array_equal(v1[0], seats[0])
+
+
+def test_a_seat_network_pickles_for_a_process_pool():
+    """Evaluation and self-play send the network (in an agent) to pool workers: it must pickle, and the copy
+    must answer as the original, at every count."""
+    import pickle
+
+    for name in ("kerala", "hawaii", "asara"):
+        game = make_game(name, 3, **({"derived_features": True, "elephant_view": True} if name == "kerala" else {}))
+        net = _random_net(game)
+        obs = _observations(game, 1, count=2).astype(np.float32)
+        copy = pickle.loads(pickle.dumps(net))
+        for a, b in zip(net.forward(obs), copy.forward(obs), strict=True):
+            np.testing.assert_array_equal(a, b)
+        agent = pickle.loads(pickle.dumps(NetworkAgent(net)))
+        assert agent is not None
