@@ -203,3 +203,25 @@ def seatnet_shapes(layout: SeatLayout, config: Mapping[str, int]) -> dict[str, t
     out.update({"value_ctx.weight": (v, t), "value_ctx.bias": (v,), "value_seat.weight": (v, e),
                 "value_role": (ROLES, v), "value_out.weight": (1, v), "value_out.bias": (1,)})
     return out
+
+
+class ObsTake:
+    """Takes ``x[..., index]`` from one flat observation, or ``obs[:, index]`` from a batch (``batched``): a slice
+    (a view) where the indices are consecutive.  A class, not a closure, so that a network pickles to the
+    workers of a process pool."""
+
+    def __init__(self, index: np.ndarray, batched: bool) -> None:
+        flat = index.reshape(-1)
+        self.index, self.shape, self.batched = index, index.shape, batched
+        self.span: tuple[int, int] | None = None
+        if len(flat) and np.array_equal(flat, np.arange(flat[0], flat[0] + len(flat))):
+            self.span = (int(flat[0]), int(flat[0]) + len(flat))
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        if self.batched:
+            if self.span is None:
+                return x[:, self.index]
+            return x[:, self.span[0]:self.span[1]].reshape(len(x), *self.shape)
+        if self.span is None:
+            return x.take(self.index)
+        return x[self.span[0]:self.span[1]].reshape(self.shape)

@@ -24,29 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .seat_layout import ROLES
-
-
-class _Reader:
-    """Takes ``x[index]`` from one flat observation: a slice (a view) where the indices are consecutive.  A class,
-    not a closure, so that a network pickles to the workers of a process pool."""
-
-    def __init__(self, index: np.ndarray) -> None:
-        flat = index.reshape(-1)
-        self.index, self.shape = index, index.shape
-        self.span: tuple[int, int] | None = None
-        if len(flat) and np.array_equal(flat, np.arange(flat[0], flat[0] + len(flat))):
-            self.span = (int(flat[0]), int(flat[0]) + len(flat))
-
-    def __call__(self, x: np.ndarray) -> np.ndarray:
-        if self.span is None:
-            return x.take(self.index)
-        return x[self.span[0]:self.span[1]].reshape(self.shape)
-
-
-def _reader(index: np.ndarray) -> Any:
-    """A function taking ``x[index]`` from one flat observation: a slice (a view) where the indices are consecutive."""
-    return _Reader(index)
+from .seat_layout import ROLES, ObsTake
 
 
 class OnePass:
@@ -57,7 +35,7 @@ class OnePass:
         p, w, lay = net.params, net.w, net.layout
         f32 = np.float32
         self.rows, self.players, self.actions = lay.rows, net.game.num_players, net.game.num_actions
-        self.seat_take = _reader(lay.seat_index)
+        self.seat_take = ObsTake(lay.seat_index, False)
         self.seat_w = net.seat_flat
         es = self.seat_w.shape[1]
         self.es = es
@@ -76,7 +54,7 @@ class OnePass:
         self.glob = "glob.weight" in w
         gsz = w["glob.weight"].shape[1] if self.glob else 0
         if self.glob:
-            self.glob_take = _reader(lay.global_index)
+            self.glob_take = ObsTake(lay.global_index, False)
             self.glob_w, self.glob_b = w["glob.weight"], p["glob.bias"]
         self.gsz = gsz
         # the trunk's input in one buffer: [global, the others' mean and maximum (more than two rows), each row]

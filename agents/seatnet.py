@@ -36,7 +36,7 @@ from .checkpoint import (
     save_network,
 )
 from .seat_convs import ActiveConv
-from .seat_layout import ROLES, SEAT_ARCHITECTURE, SeatLayout, check_seat_config, seatnet_shapes
+from .seat_layout import ROLES, SEAT_ARCHITECTURE, ObsTake, SeatLayout, check_seat_config, seatnet_shapes
 from .seat_single import one_pass
 
 
@@ -52,28 +52,6 @@ def _stride(index: np.ndarray, items: int) -> int:
         if n % (s * items) == 0 and np.array_equal(index, (np.arange(n) // s) % items):
             return s
     return 0
-
-
-class _Take:
-    """Takes ``obs[:, index]`` from a batch: a slice (a view) where the indices are consecutive.  A class, not a
-    closure, so that a network (and an agent holding one) pickles to the workers of a process pool."""
-
-    def __init__(self, index: np.ndarray) -> None:
-        flat = index.reshape(-1)
-        self.index, self.shape = index, index.shape
-        self.span: tuple[int, int] | None = None
-        if len(flat) and np.array_equal(flat, np.arange(flat[0], flat[0] + len(flat))):
-            self.span = (int(flat[0]), int(flat[0]) + len(flat))
-
-    def __call__(self, obs: np.ndarray) -> np.ndarray:
-        if self.span is None:
-            return obs[:, self.index]
-        return obs[:, self.span[0]:self.span[1]].reshape(len(obs), *self.shape)
-
-
-def _as_slice(index: np.ndarray) -> Any:
-    """A function taking ``obs[:, index]`` from a batch: a slice (a view) where the indices are consecutive."""
-    return _Take(index)
 
 
 class SeatPolicyValueNet:
@@ -116,8 +94,8 @@ class SeatPolicyValueNet:
         w = {k: np.ascontiguousarray(v.T) for k, v in p.items() if k.endswith(".weight") and v.ndim == 2}  # noqa: PLR2004
         self.w = w
         self.conv = None
-        self.seat_take = _as_slice(lay.seat_index)
-        self.global_take = _as_slice(lay.global_index)
+        self.seat_take = ObsTake(lay.seat_index, True)
+        self.global_take = ObsTake(lay.global_index, True)
         fs = lay.seat_index.shape[1]
         self.seat_flat = np.ascontiguousarray(w["seat.weight"][:fs])
         if "board.weight" in p:
