@@ -81,3 +81,23 @@ def test_executor_and_trainer_are_abstract():
         Executor()
     with pytest.raises(TypeError, match="numpy_net"):
         Trainer()
+
+
+def _spin(seconds: float) -> float:
+    import time
+
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+    return seconds
+
+
+def test_cpu_seconds_count_a_running_pools_jobs():
+    """A trainer's CPU time includes its pool's jobs while the pool still runs (workers are not yet reaped)."""
+    from meeplezoo.training.run import cpu_seconds
+
+    with ProcessExecutor(2) as pool:
+        before = cpu_seconds()
+        assert pool.map(_spin, [0.3, 0.3, 0.3, 0.3]) == [0.3] * 4
+        spent = cpu_seconds() - before
+    assert 1.1 < spent < 3.0, spent

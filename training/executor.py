@@ -27,6 +27,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
@@ -42,6 +43,41 @@ EXECUTION_KNOBS = Knobs("executor", [
     Knob("backend", str, "process", "a local process pool or Ray tasks", choices=BACKENDS),
     Knob("address", str, None, "the Ray cluster to join (e.g. auto); default a local instance", optional=True),
 ])
+
+
+_JOB_CPU = [0.0]
+_JOB_CPU_LOCK = threading.Lock()
+
+
+def job_cpu_seconds() -> float:
+    """CPU seconds the jobs of this process's pools (process or Ray) spent in their workers so far: each job
+    measures its own process time, so a pool that is still running is counted too."""
+    return _JOB_CPU[0]
+
+
+def _timed(fn: Callable[..., Any], *args: Any) -> tuple[Any, float]:
+    """``fn(*args)`` and the worker's CPU seconds it took (run in the worker)."""
+    c0 = time.process_time()
+    result = fn(*args)
+    return result, time.process_time() - c0
+
+
+def _untimed(inner: cf.Future) -> cf.Future:
+    """A future of ``inner``'s result without its CPU time, which goes to :func:`job_cpu_seconds`."""
+    outer: cf.Future = cf.Future()
+
+    def done(f: cf.Future) -> None:
+        try:
+            result, cpu = f.result()
+        except BaseException as e:  # noqa: BLE001 - delivered through the future
+            outer.set_exception(e)
+            return
+        with _JOB_CPU_LOCK:
+            _JOB_CPU[0] += cpu
+        outer.set_result(result)
+
+    inner.add_done_callback(done)
+    return outer
 
 
 class Executor(ABC):
@@ -106,11 +142,8 @@ class ProcessExecutor(Executor):
             if main:
                 signal.signal(signal.SIGINT, old)
 
-    def map(self, fn: Callable[[Any], Any], jobs: Iterable[Any]) -> list[Any]:
-        return list(self.pool.map(fn, jobs))
-
     def submit(self, fn: Callable[..., Any], *args: Any) -> cf.Future:
-        return self.pool.submit(fn, *args)
+        return _untimed(self.pool.submit(_timed, fn, *args))
 
     def shutdown(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
@@ -203,19 +236,10 @@ class RayExecutor(Executor):
         self.workers = int(workers or 1)
         self.session = RaySession(workers, address)
         self.ray = self.session.ray
-        self._remote: dict[Any, Any] = {}
-
-    def _task(self, fn: Callable[..., Any]) -> Any:
-        if fn not in self._remote:
-            self._remote[fn] = self.ray.remote(num_cpus=1)(fn)
-        return self._remote[fn]
-
-    def map(self, fn: Callable[[Any], Any], jobs: Iterable[Any]) -> list[Any]:
-        task = self._task(fn)
-        return self.ray.get([task.remote(j) for j in jobs])
+        self._task = self.ray.remote(num_cpus=1)(_timed)  # every job runs timed (job_cpu_seconds)
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> cf.Future:
-        return self._task(fn).remote(*args).future()
+        return _untimed(self._task.remote(fn, *args).future())
 
     def share(self, obj: Any) -> Any:
         return self.ray.put(obj)

@@ -37,7 +37,7 @@ from meeplezoo.knobs import Knob, Knobs, check_config, knobs_of
 from meeplezoo.registry import GAMES, make_game
 
 from .arena import SEED_LIMIT, evaluate
-from .executor import Executor
+from .executor import Executor, job_cpu_seconds
 from .inference import INFERENCE_KNOBS
 
 #: files of a run directory
@@ -189,9 +189,10 @@ class TrainerConfig:
 
 
 def cpu_seconds() -> float:
-    """CPU seconds of this process and its finished children (pool workers included)."""
+    """CPU seconds of this process and of the jobs its pools ran (each job timed in its worker, so a pool that
+    is still running counts too; a pool's start-up and idle time do not)."""
     t = os.times()
-    return t.user + t.system + t.children_user + t.children_system
+    return t.user + t.system + job_cpu_seconds()
 
 
 def tensorboard_writer(folder: str | Path) -> Any:
