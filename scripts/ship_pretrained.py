@@ -4,8 +4,9 @@
     python scripts/ship_pretrained.py runs/distill/hds_dagger1 --checkpoint final.zip \\
         --search leaf=rollout --search c=1.5 --search fpu=0.2
 
-writes ``agents/pretrained/<game>-<players>p.zip`` and copies the run's record to
-``benchmarks/results/<algo>_<game>-<players>p/``:
+writes ``agents/pretrained/<game>-<players>p.zip`` (a seat network, ``--architecture seatnet``:
+``agents/pretrained/<game>.zip``, every count it was trained at) and copies the run's record to
+``benchmarks/results/<algo>_<game>-<players>p/`` (a seat network: ``<algo>_<game>/``):
 
 * an expert-iteration run (``config.json``): the command that trained it is added to the metadata; the
   record is ``config.json``, ``progress.json``, ``log.csv``, ``curve.png``; the search defaults of
@@ -22,7 +23,7 @@ import json
 import shutil
 from pathlib import Path
 
-from meeplezoo.agents.network import PolicyValueNet
+from meeplezoo.agents.network import load_network
 from meeplezoo.agents.pretrained import FOLDER, MAX_CHECKPOINT_BYTES, checkpoint_name
 from meeplezoo.training.exit import ExItConfig
 
@@ -61,6 +62,8 @@ def main() -> int:
         progress = json.loads((args.run / "progress.json").read_text())
         checkpoint = args.checkpoint or "best.zip"
         game, players, algo = cfg.game, cfg.num_players, "exit"
+        if cfg.architecture == "seatnet":
+            players = None  # one file for every count it plays
         extra = {"command": cfg.command(out=str(out_dir)), "run_iterations": int(progress["iteration"]),
                  "run_cpu_seconds": round(float(progress["cpu_seconds"]), 1)}
         record_files = ("config.json", "progress.json", "log.csv", "curve.png")
@@ -76,14 +79,14 @@ def main() -> int:
     else:
         raise SystemExit(f"{args.run}: neither an expert-iteration run (config.json) nor a distillation run "
                          "(generate.json)")
-    net = PolicyValueNet.load(args.run / checkpoint)
+    net = load_network(args.run / checkpoint)
     dest = args.folder / checkpoint_name(game, players)
     net.save(dest, shipped_from=checkpoint, **extra)
     size = dest.stat().st_size
     if size > MAX_CHECKPOINT_BYTES:
         dest.unlink()
         raise SystemExit(f"{dest.name}: {size} bytes, more than the {MAX_CHECKPOINT_BYTES} a shipped network may take")
-    record = args.results / f"{algo}_{game}-{players}p"
+    record = args.results / (f"{algo}_{game}" if players is None else f"{algo}_{game}-{players}p")
     record.mkdir(parents=True, exist_ok=True)
     for name in record_files:
         if (args.run / name).exists():

@@ -200,3 +200,21 @@ def test_seat_network_self_play_does_not_depend_on_games_at_once(tmp_path, monke
     assert max(pooled) == 3  # noqa: PLR2004 - the three 2-player games in one pass
     for k in samples.SAMPLE_KEYS:
         np.testing.assert_array_equal(runs[1][k], runs[3][k])
+
+
+def test_a_seat_run_ships_as_the_games_one_file_for_every_count(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    ExItTrainer(_cfg(player_counts=(2, 3)), tmp_path / "r", tensorboard=False, verbose=0).run()
+    script = Path(__file__).resolve().parent.parent / "scripts" / "ship_pretrained.py"
+    out = subprocess.run([sys.executable, str(script), str(tmp_path / "r"), "--checkpoint", "final.zip",
+                          "--folder", str(tmp_path / "pkg"), "--results", str(tmp_path / "res")],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert sorted(p.name for p in (tmp_path / "pkg").iterdir()) == ["asara.zip"]
+    shipped = load_network(tmp_path / "pkg" / "asara.zip", "asara", 3)
+    assert isinstance(shipped, SeatPolicyValueNet) and shipped.seat_counts == (2, 3)
+    assert "--architecture seatnet" in shipped.metadata["command"] and shipped.metadata["run_iterations"] == 1
+    assert (tmp_path / "res" / "exit_asara" / "log.csv").exists()
