@@ -12,6 +12,7 @@ import pytest
 
 from meeplezoo.agents.network import NetworkAgent, PolicyValueNet
 from meeplezoo.cli import main
+from meeplezoo.registry import make_game
 
 torch = pytest.importorskip("torch")
 
@@ -141,3 +142,14 @@ def test_the_cli_fine_tunes_and_continues(start, tmp_path, capsys):
     meta = PolicyValueNet.load(out / "final.zip").metadata
     assert meta["finetune_config"]["reward"] == "margin" and meta["finetune_config"]["eval_against"] == [
         "random", "heuristic"]
+
+
+def test_the_shipped_network_starts_a_run_with_the_observation_options_it_was_trained_with():
+    from meeplezoo.training.run import load_start
+
+    with pytest.raises(ValueError, match="train with the options it was trained with: -o derived_features=true"):
+        load_start("pretrained", make_game("haus_der_sonne"), "finetune")
+    net = load_start("pretrained", make_game("haus_der_sonne", derived_features=True), "finetune")
+    assert net.metadata["options"] == {"derived_features": True}
+    with pytest.raises(ValueError, match="ships for the base rules only, not {'variant': 'tactical'}"):
+        load_start("pretrained", make_game("haus_der_sonne", variant="tactical", derived_features=True), "finetune")

@@ -27,8 +27,8 @@ The run directory (:class:`~meeplezoo.training.run.Run`) continues where it stop
 uninterrupted one would.  The checkpoints are ordinary network checkpoints (``net:RUN/best.zip``); their
 ``training_cpu_seconds`` include those of the network they started from.
 
-    meeplezoo train haus_der_sonne --algo finetune --init pretrained --opponents heuristic:1 \\
-        --updates 100 --out runs/finetune/haus_der_sonne
+    meeplezoo train haus_der_sonne -o derived_features=true --algo finetune --init pretrained \\
+        --opponents heuristic:1 --updates 100 --out runs/finetune/haus_der_sonne
 """
 
 from __future__ import annotations

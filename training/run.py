@@ -462,12 +462,12 @@ def plot_curve(run_dir: str | Path, out: str | Path | None = None) -> Path | Non
 
 def start_checkpoint(init: str, game: Any, who: str) -> str:
     """The checkpoint a trainer starts from: ``init`` itself, or for ``"pretrained"`` the one shipped for
-    ``game`` (base rules only)."""
+    ``game`` (base rules only; observation-only options are the network's to check)."""
     if init != "pretrained":
         return init
-    if game.non_default_options:
-        raise ValueError(f"{who}: init=pretrained ships for the base rules only, not "
-                         f"{dict(game.non_default_options)}; give a checkpoint")
+    rules = type(game).rule_options_of(dict(game.non_default_options))
+    if rules:
+        raise ValueError(f"{who}: init=pretrained ships for the base rules only, not {rules}; give a checkpoint")
     return str(checkpoint_path(game.name, game.num_players))
 
 
@@ -478,6 +478,7 @@ def load_start(init: str, game: Any, who: str) -> PolicyValueNet:
     path = start_checkpoint(init, game, who)
     net = PolicyValueNet.load(path, game)
     if net.needs_own_observation(game):
+        flags = " ".join(f"-o {k}={json.dumps(v)}" for k, v in sorted(net.metadata.get("options", {}).items()))
         raise ValueError(f"{who}: {path} reads the observation of {net.game!r}, not that of {game!r}; "
-                         "train with the options it was trained with")
+                         f"train with the options it was trained with: {flags}")
     return net
