@@ -158,6 +158,9 @@ class MCTSAgent(Agent):
                 engine.rollout.agent.reset(engine.rng.next64() >> 1)
             if isinstance(engine.source, HeuristicPrior):
                 engine.source.agent.reset(engine.rng.next64() >> 1)
+            blended = getattr(engine.source, "heuristic", None)  # a network's prior blended with the heuristic's
+            if isinstance(blended, HeuristicPrior):
+                blended.agent.reset(engine.rng.next64() >> 1)
         engine.tree.clear()
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, *, state: Any = None) -> int:

@@ -5,7 +5,8 @@
 plain search (``mcts:preset=plain``); each game's tuned setting (``GameInfo.search_defaults``) replaces
 some of them.  :data:`NETWORK_SEARCH_KNOBS` is the network-guided search's table: the same knobs, with
 its own declared defaults where a network call per simulation makes another budget and exploration the
-better default, and its ``leaf`` kind; ``prior`` is the network and cannot be set.
+better default, its ``leaf`` kind and ``heuristic_prior`` (the heuristic's prior blended into the network's);
+``prior`` is the network and cannot be set.
 """
 
 from __future__ import annotations
@@ -86,4 +87,7 @@ NETWORK_SEARCH_KNOBS = SEARCH_KNOBS.extend("netmcts", [
     Knob("prior", object, None, "the network (not a setting)", check=_no_prior),
     Knob("leaf", str, "network", "how leaves are valued: the network's value head, or the plain search's "
          "rollouts and cut-offs (the network is then the prior only)", choices=LEAF_KINDS),
+    Knob("heuristic_prior", float, 0.0, "weight w of the game heuristic's prior (the tuned search's, at "
+         "prior_temp) blended into the network's: (1 - w) * network + w * heuristic over the legal actions; "
+         "the values stay the network's (0: the network alone)", low=0, high=1),
 ])
