@@ -10,7 +10,9 @@ import pytest
 from meeplezoo.agents import make as make_agent
 from meeplezoo.agents.network import NetworkEvaluator, PolicyValueNet, full_config, masked_softmax, network_search
 from meeplezoo.agents.pretrained import checkpoint_path
-from meeplezoo.agents.search import HeuristicPrior, Request, answer_all, lockstep
+from meeplezoo.agents.search import GumbelRoot, HeuristicPrior, Request, Tree, answer_all, considered_visits, lockstep
+from meeplezoo.agents.search.gumbel import completed_q, sigma
+from meeplezoo.envs.core.rng import Rng
 from meeplezoo.registry import make_game
 
 
@@ -119,3 +121,110 @@ def test_heuristic_prior_refused_out_of_range_or_without_a_heuristic():
         ExItConfig(game="template", search_options={"heuristic_prior": 0.5}, opponents={"self": 1.0})
     with pytest.raises(ValueError, match="heuristic_prior must be a number in"):
         ExItConfig(game="kerala", search_options={"heuristic_prior": 2})
+
+
+# -- the Gumbel root ------------------------------------------------------------------------------------------
+def test_sequential_halving_schedule_and_visits_on_a_small_budget():
+    assert considered_visits(4, 16) == (0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5)
+    assert considered_visits(1, 3) == (0, 1, 2) and len(considered_visits(16, 64)) == 64  # noqa: PLR2004
+    net = _net()
+    for state in _positions("kerala", 3, least=6):
+        result = network_search(net, seed=2, sims=16, root="gumbel", gumbel_k=4).search(state)
+        assert sorted(result.visits[result.visits > 0].tolist()) == [2, 2, 6, 6]
+        assert result.visits[result.action] == 6 and result.simulations == 16  # noqa: PLR2004 - the winner
+    few = _positions("kerala", 1, least=2)[0]
+    n = len(few.legal_actions())
+    result = network_search(net, seed=2, sims=12, root="gumbel", gumbel_k=64).search(few)
+    assert result.visits.sum() == 12 and (result.visits > 0).sum() == min(n, 12)  # noqa: PLR2004 - k capped
+
+
+def _hand_made_root(values: list[float], visits: list[int]) -> tuple[Tree, GumbelRoot]:
+    """A root over actions 0..len-1 of a 2-player game whose child ``a`` has ``visits[a]`` visits of mean
+    ``values[a]`` for player 0, under a uniform prior, the root valued 0, no noise."""
+    tree = Tree(2)
+    root = tree.new_node()
+    for a, (v, n) in enumerate(zip(values, visits)):
+        k = tree.children[root][a] = tree.new_node()
+        tree.N[k], tree.W[k] = n, [v * n, -v * n]
+    legal = list(range(len(values)))
+    return tree, GumbelRoot(legal, dict.fromkeys(legal, 1 / len(legal)), 0.0, 8, 4, 0.0, None)
+
+
+def test_improved_policy_sums_to_one_on_legal_actions_and_follows_q():
+    tree, root = _hand_made_root([0.2, -0.4, 0.0], [3, 3, 0])
+    pi = root.improved_policy(tree, 0, 0, 5)
+    assert pi.sum() == pytest.approx(1.0) and pi[3] == pi[4] == 0
+    assert pi[0] > pi[2] > pi[1]  # the unvisited action is worth the mixed value, between the two
+    mixed = (0.0 + 6 * (0.2 - 0.4) / 2) / 7
+    np.testing.assert_allclose(completed_q(np.array([0.2, -0.4, 0.0]), np.array([3, 3, 0]), np.ones(3) / 3, 0.0),
+                               [0.2, -0.4, mixed])
+    assert sigma(np.array([0.2, -0.4, mixed]), np.array([3, 3, 0])).max() == pytest.approx(53 * 0.1)
+    flip = root.improved_policy(tree, 0, 1, 5)  # the other player's values: the order reverses
+    assert flip[1] > flip[0]
+    net = _net()
+    state = _positions("kerala", 1, least=6)[0]
+    result = network_search(net, seed=4, sims=32, root="gumbel").search(state)
+    pi = result.extra["improved_policy"]
+    mask = state.legal_mask().astype(bool)
+    assert pi.shape == mask.shape and pi.sum() == pytest.approx(1.0) and not pi[~mask].any() and (pi[mask] > 0).all()
+
+
+def test_gumbel_root_checks_the_searchers_legal_actions():
+    tree, root = _hand_made_root([0.0, 0.0, 0.0], [0, 0, 0])
+    assert root.pick(tree, 0, 0, [2, 1, 0]) in (0, 1, 2)  # the same set in another order
+    with pytest.raises(RuntimeError, match="legal actions at the root"):
+        root.pick(tree, 0, 0, [0, 1])
+    for game_name in ("haus_der_sonne", "kerala", "hawaii", "asara"):
+        rng = Rng(7)
+        for state in _positions(game_name, 3):
+            p = state.current_player
+            assert all(sorted(state.determinize(p, rng).legal_actions()) == sorted(state.legal_actions())
+                       for _ in range(4))
+
+
+def test_root_puct_is_the_search_of_today_and_gumbel_changes_it():
+    net = _net()
+    for state in _positions("kerala", 2, least=6):
+        today = network_search(net, seed=5, sims=24).search(state)
+        _same(today, network_search(net, seed=5, sims=24, root="puct", gumbel_k=3).search(state))
+        assert "improved_policy" not in today.extra
+        gumbel = network_search(net, seed=5, sims=24, root="gumbel").search(state)
+        assert not np.array_equal(today.visits, gumbel.visits)
+
+
+def test_gumbel_searches_in_lockstep_decide_as_each_alone():
+    net = _net()
+    states = _positions("kerala", 4, seed=5)
+
+    def searches():
+        return [network_search(net, seed=1, sims=16, root="gumbel"),
+                network_search(net, seed=2, sims=16, root="gumbel", gumbel_k=4, heuristic_prior=0.5),
+                network_search(net, seed=3, sims=16, root="gumbel", gumbel_scale=0, leaf="rollout", rollout_depth=0),
+                network_search(net, seed=4, sims=16, root="gumbel", batch=4)]
+
+    alone = [s.search(st) for s, st in zip(searches(), states)]
+    together = lockstep([s.search_steps(state=st) for s, st in zip(searches(), states)], 4)
+    for a, b in zip(alone, together):
+        _same(a, b)
+        assert np.array_equal(a.extra["improved_policy"], b.extra["improved_policy"])
+    assert alone[3].visits.sum() == 16  # noqa: PLR2004 - batches of descents keep to the budget
+
+
+def test_gumbel_knobs_refused_by_name():
+    net = _net()
+    cases = [({"root": "alpha"}, "root must be one of puct, gumbel"), ({"gumbel_k": 0}, "gumbel_k must be an int >= 1"),
+             ({"gumbel_scale": -1}, "gumbel_scale must be a number >= 0"),
+             ({"root": "gumbel", "time": 0.5}, "root=gumbel needs a simulation budget"),
+             ({"root": "gumbel", "temperature": 1}, "root=gumbel .* temperature must be 0"),
+             ({"root": "gumbel", "reuse_tree": True}, "root=gumbel .* reuse_tree must be false")]
+    for options, msg in cases:
+        with pytest.raises(ValueError, match=msg):
+            network_search(net, **{"sims": 8, **options})
+    with pytest.raises(ValueError, match="root=gumbel needs a prior"):
+        make_agent("mcts:sims=8:preset=plain:root=gumbel", "kerala")
+    from meeplezoo.training.exit import ExItConfig
+
+    with pytest.raises(ValueError, match="policy_target=improved .* root=gumbel"):
+        ExItConfig(game="kerala", policy_target="improved")
+    with pytest.raises(ValueError, match="policy_target must be one of visits, improved"):
+        ExItConfig(game="kerala", policy_target="best")

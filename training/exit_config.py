@@ -23,6 +23,8 @@ OPPONENT_KINDS = ("self", "heuristic", "snapshot")
 VALUE_REWARD_MODES = ("win", "rank")
 #: the networks expert iteration trains: a block network (one player count) or a seat network (several)
 ARCHITECTURES = ("block", SEAT_ARCHITECTURE)
+#: the policy targets of the expert's decisions: its visit counts, or the Gumbel root's improved policy
+POLICY_TARGETS = ("visits", "improved")
 #: what the config's own fields set, so ``search_options`` cannot
 _OWN_SEARCH_KNOBS = {"prior", "sims", "time", "batch", "c", "fpu", "reward_mode", "leaf"}
 
@@ -95,6 +97,9 @@ class ExItConfig(TrainerConfig, algo="exit", grows=("iterations",)):
     search_options: dict[str, Any] = knob({}, "an mcts option of every searching seat, e.g. rollout=heuristic, "
                                           "rollout_depth=20", check=_search_options, repeat=True,
                                           flag="--search-option")
+    policy_target: str = knob("visits", "the policy target of each expert decision (and what its first "
+                              "explore_moves are sampled from): the root's visit counts, or improved, the Gumbel "
+                              "root's improved policy (needs --search-option root=gumbel)", choices=POLICY_TARGETS)
     opponents: dict[str, float] | None = knob(
         None, "weights of the other seats' kinds: self, heuristic, snapshot (default self:0.5,heuristic:0.25,"
         "snapshot:0.25; self:0.75,snapshot:0.25 without a heuristic)", type=object, check=_weights,
@@ -165,6 +170,9 @@ class ExItConfig(TrainerConfig, algo="exit", grows=("iterations",)):
         if bad:
             raise ValueError(f"exit: unknown search option(s) {bad}; known: {', '.join(sorted(known))}")
         table.validate(self.search_options, fill=False)  # each value in its range
+        if self.policy_target == "improved" and self.search_options.get("root") != "gumbel":
+            raise ValueError("exit: policy_target=improved is the Gumbel root's improved policy; it needs "
+                             "--search-option root=gumbel")
         if self.search_options.get("heuristic_prior", 0) > 0 and not has_heuristic:
             raise ValueError(f"exit: search option heuristic_prior blends in the game heuristic's prior, and "
                              f"{self.game!r} has no heuristic")
