@@ -228,3 +228,34 @@ def test_gumbel_knobs_refused_by_name():
         ExItConfig(game="kerala", policy_target="improved")
     with pytest.raises(ValueError, match="policy_target must be one of visits, improved"):
         ExItConfig(game="kerala", policy_target="best")
+
+
+# -- expert iteration -----------------------------------------------------------------------------------------
+def test_an_exit_run_with_the_gumbel_root_stores_improved_policy_targets(tmp_path):
+    pytest.importorskip("torch")
+    import shlex
+
+    from meeplezoo.cli import build_parser
+    from meeplezoo.commands.train import config_from_args
+    from meeplezoo.training.exit import ExItConfig, ExItTrainer
+
+    base = {"game": "kerala", "iterations": 1, "games_per_iteration": 1, "sims": 4, "eval_games": 0, "epochs": 1,
+            "channels": 4, "conv_layers": 1, "flat_hidden": 16, "trunk_hidden": 16, "opponents": {"self": 1.0},
+            "seed": 3}
+    targets = {}
+    for target, options in (("improved", {"root": "gumbel", "heuristic_prior": 0.5}), ("visits", {})):
+        cfg = ExItConfig(**base, policy_target=target, search_options=options)
+        line = cfg.command(out=str(tmp_path / target))
+        assert config_from_args(build_parser().parse_args(shlex.split(line)[1:])) == cfg
+        trainer = ExItTrainer(cfg, tmp_path / target, tensorboard=False, verbose=0)
+        trainer.run()
+        targets[target] = (trainer.buffer["pi"].astype(np.float64), trainer.buffer["mask"].astype(bool))
+    pi, mask = targets["improved"]
+    wide = mask.sum(axis=1) > 8  # noqa: PLR2004 - decisions with more legal actions than simulations
+    assert len(pi) > 20 and wide.sum() > 10  # noqa: PLR2004
+    np.testing.assert_allclose(pi.sum(axis=1), 1.0, atol=2e-3)
+    assert not pi[~mask].any()
+    assert ((pi > 0).sum(axis=1)[wide] > 4).mean() > 0.9  # noqa: PLR2004 - softmax over every legal action
+    visits, vmask = targets["visits"]
+    assert ((visits > 0).sum(axis=1) <= 4).all()  # noqa: PLR2004 - four simulations: at most four actions
+    assert np.allclose(visits * 4, np.round(visits * 4), atol=1e-2)
