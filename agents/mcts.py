@@ -61,6 +61,7 @@ from .search import (  # noqa: F401 - re-exported: the names this module had bef
     drive,
 )
 from .search import normalised as _normalised  # noqa: F401
+from .search.knobs import check_root
 
 #: what the spec ``mcts`` means for each game (the registry fills these in; the class's own defaults are
 #: the plain search): each game's ``GAME_INFO.search_defaults`` (``envs/<game>_v0.py``), the one place they
@@ -91,7 +92,9 @@ def search_settings(args: tuple[Any, ...] = (), options: Mapping[str, Any] | Non
         opts.pop("sims", None)
         if opts.get("time") is not None:
             opts["sims"] = None
-    return knobs.validate(opts)
+    settings = knobs.validate(opts)
+    check_root(settings, who)
+    return settings
 
 
 class MCTSAgent(Agent):
@@ -158,6 +161,9 @@ class MCTSAgent(Agent):
                 engine.rollout.agent.reset(engine.rng.next64() >> 1)
             if isinstance(engine.source, HeuristicPrior):
                 engine.source.agent.reset(engine.rng.next64() >> 1)
+            blended = getattr(engine.source, "heuristic", None)  # a network's prior blended with the heuristic's
+            if isinstance(blended, HeuristicPrior):
+                blended.agent.reset(engine.rng.next64() >> 1)
         engine.tree.clear()
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, *, state: Any = None) -> int:

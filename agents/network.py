@@ -55,7 +55,8 @@ from .checkpoint import (  # noqa: F401 - re-exported: the network checkpoint's 
 )
 from .checkpoint import NET_WEIGHTS_MEMBER as WEIGHTS_MEMBER  # noqa: F401
 from .mcts import MCTSAgent, search_settings
-from .search import LEAF_KINDS, NETWORK_SEARCH_KNOBS, Evaluator  # noqa: F401 - LEAF_KINDS re-exported
+from .registry import HEURISTICS, make
+from .search import LEAF_KINDS, NETWORK_SEARCH_KNOBS, Evaluator, HeuristicPrior  # noqa: F401 - LEAF_KINDS re-exported
 from .seat_layout import SEAT_ARCHITECTURE
 from .seatnet import SeatPolicyValueNet
 
@@ -278,17 +279,32 @@ class NetworkEvaluator(Evaluator):
 
     Each state is observed by the player to move (so the network sees only what that player may know;
     the search passes determinizations of the searching player's information), the batch goes through
-    the network at once, and the egocentric values are turned into one value per seat.
+    the network at once, and the egocentric values are turned into one value per seat.  With a ``heuristic``
+    (a :class:`~meeplezoo.agents.search.HeuristicPrior`) and a ``weight`` w > 0 the prior is the blend
+    ``(1 - w) * network + w * heuristic`` over the legal actions (the values stay the network's).
     """
 
     provides_values = True
 
-    def __init__(self, net: PolicyValueNet, values: bool = True) -> None:
+    def __init__(self, net: PolicyValueNet, values: bool = True, heuristic: HeuristicPrior | None = None,
+                 weight: float = 0.0) -> None:
+        if not 0 <= weight <= 1 or (weight > 0 and heuristic is None):
+            raise ValueError(f"NetworkEvaluator: weight must be in [0, 1], and above 0 only with a heuristic; got "
+                             f"{weight!r} with heuristic {heuristic!r}")
         self.net = net
         #: False: the network is the prior only and the search values its leaves by rollouts
         self.provides_values = bool(values)
+        self.heuristic = heuristic if weight > 0 else None
+        self.weight = float(weight)
         self.calls = 0
         self.states = 0
+
+    def blend(self, priors: list[np.ndarray], states: list[Any]) -> list[np.ndarray]:
+        """The network's ``priors`` of ``states`` blended with the heuristic's (unchanged without one)."""
+        if self.heuristic is None:
+            return priors
+        w = self.weight
+        return [(1.0 - w) * p + w * h for p, h in zip(priors, self.heuristic.evaluate(states)[0])]
 
     def evaluate(self, states: list[Any]) -> tuple[list[np.ndarray], list[np.ndarray]]:
         net = self.net
@@ -297,12 +313,12 @@ class NetworkEvaluator(Evaluator):
         obs = np.stack([net.observe(s, s.current_player) for s in states])
         masks = np.stack([s.legal_mask() for s in states])
         logits, values = net.forward(obs)
-        priors = masked_softmax(logits, masks)
+        priors = self.blend(list(masked_softmax(logits, masks)), states)
         self.calls += 1
         self.states += len(states)
         if not self.provides_values:
-            return list(priors), None
-        return list(priors), [egocentric_to_seats(v, s.current_player) for v, s in zip(values, states)]
+            return priors, None
+        return priors, [egocentric_to_seats(v, s.current_player) for v, s in zip(values, states)]
 
     def pool_key(self) -> Any:
         """The network: the lockstep driver answers the requests of every evaluator on it together."""
@@ -348,7 +364,7 @@ class NetworkEvaluator(Evaluator):
             ev = requests[i].evaluator
             ev.calls += 1
             ev.states += 1
-            answers[i] = ([priors[j]], [seats[j]] if ev.provides_values else None)
+            answers[i] = (ev.blend([priors[j]], [states[j]]), [seats[j]] if ev.provides_values else None)
 
 
 #: the ``net:PATH`` agent's settings (``pretrained`` without a search has the same)
@@ -440,14 +456,23 @@ def network_search(net: Any, game: Any = None, num_players: int | None = None,
     would split small batches evenly).  ``leaf="network"`` (default) values the leaves with the network's
     value head; ``leaf="rollout"`` keeps the network as the prior only and values the leaves the way the
     plain search does (``rollout``, ``rollout_epsilon``, ``rollout_depth``: the expert of expert iteration
-    before the value head has learned anything).
+    before the value head has learned anything).  ``heuristic_prior=w`` (w > 0) blends the game heuristic's
+    prior (:class:`~meeplezoo.agents.search.HeuristicPrior` at ``prior_temp`` and ``prior_weight``, the tuned
+    search's) into the network's: ``(1 - w) * network + w * heuristic``; a game without a heuristic refuses it.
     """
     settings = search_settings((), options, NETWORK_SEARCH_KNOBS)
     del settings["prior"]  # the network (the table refuses any other)
     if isinstance(net, (str, Path)):
         net = load_network(net, game, num_players)
-    leaf = settings.pop("leaf")
-    prior = NetworkEvaluator(net, values=leaf == "network")
+    leaf, weight = settings.pop("leaf"), settings.pop("heuristic_prior")
+    heuristic = None
+    if weight > 0:
+        name = net.game.name
+        if name not in HEURISTICS:
+            raise ValueError(f"{NETWORK_SEARCH_KNOBS.who}: heuristic_prior={weight:g} blends in the game "
+                             f"heuristic's prior, and {name!r} has no heuristic (heuristic_prior must be 0)")
+        heuristic = HeuristicPrior(make("heuristic", name, seed=seed), settings["prior_temp"], settings["prior_weight"])
+    prior = NetworkEvaluator(net, values=leaf == "network", heuristic=heuristic, weight=weight)
     agent = MCTSAgent(game=net.game.name, seed=seed, prior=prior, **settings)
     agent.network = net  # type: ignore[attr-defined]
     return agent

@@ -8,15 +8,17 @@ Each iteration:
    evaluated ``batch`` at a time).  Each other seat is, by the weights of ``opponents``, the expert
    too (``self``), the game's heuristic (``heuristic``) or a past snapshot of the network searching
    the same way (``snapshot``).  For the first ``explore_moves`` decisions of each seat the expert plays
-   an action sampled from its visit counts, then the most visited one.  Every expert decision is a
-   sample: the observation, the legal mask, the visit-count distribution (the policy target) and, once
-   the game is over, the returns in ``reward_mode``, egocentric (the value target).  Each worker plays its
-   games ``games_at_once`` at a time in lockstep (:func:`~meeplezoo.agents.search.lockstep`), so that the
-   network evaluates the leaves of all of them in one call; the samples are those of the games played one by
-   one, whatever ``games_at_once`` and the number of workers.
+   an action sampled from its policy target, then the search's choice.  Every expert decision is a
+   sample: the observation, the legal mask, the visit-count distribution (the policy target; with
+   ``policy_target="improved"`` and the search option ``root=gumbel``, the Gumbel root's improved policy
+   instead) and, once the game is over, the returns in ``reward_mode``, egocentric (the value target).
+   Each worker plays its games ``games_at_once`` at a time in lockstep
+   (:func:`~meeplezoo.agents.search.lockstep`), so that the network evaluates the leaves of all of them in one
+   call; the samples are those of the games played one by one, whatever ``games_at_once`` and the number of
+   workers.
 2. **Training.** The samples join a replay buffer of the last ``buffer_size``; the network
    (:class:`~meeplezoo.training.networks.BlockNet`) is trained ``epochs`` passes over it on
-   cross-entropy to the visit distribution (illegal actions masked) plus ``value_weight`` times the
+   cross-entropy to the policy targets (illegal actions masked) plus ``value_weight`` times the
    mean squared error of the value head.
 3. **Snapshots and evaluation.** The network is written as a checkpoint (``current.zip``, no pickle;
    ``snapshots/iter_NNNN.zip``), and every ``eval_every`` iterations the network alone (greedy) plays
@@ -249,7 +251,7 @@ class ExItTrainer(Trainer):
 
     # -- the algorithm ----------------------------------------------------------------------------------------
     def _train(self, data: dict[str, np.ndarray], epochs: int, seed: int) -> dict[str, float]:
-        """Cross-entropy to the visit counts (illegal actions masked) plus ``value_weight`` times the value
+        """Cross-entropy to the policy targets (illegal actions masked) plus ``value_weight`` times the value
         head's squared error, ``epochs`` passes over ``data``."""
         lib = learner()
         value_weight = self.cfg.value_weight

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from meeplezoo.agents.network import LEAF_KINDS
-from meeplezoo.agents.registry import HEURISTICS, agent_knobs
+from meeplezoo.agents.registry import HEURISTICS
+from meeplezoo.agents.search import NETWORK_SEARCH_KNOBS
 from meeplezoo.agents.seat_layout import SEAT_ARCHITECTURE, SEAT_CONFIG_KEYS
 from meeplezoo.knobs import is_int, knob
 from meeplezoo.registry import game_class, make_game
@@ -22,6 +23,8 @@ OPPONENT_KINDS = ("self", "heuristic", "snapshot")
 VALUE_REWARD_MODES = ("win", "rank")
 #: the networks expert iteration trains: a block network (one player count) or a seat network (several)
 ARCHITECTURES = ("block", SEAT_ARCHITECTURE)
+#: the policy targets of the expert's decisions: its visit counts, or the Gumbel root's improved policy
+POLICY_TARGETS = ("visits", "improved")
 #: what the config's own fields set, so ``search_options`` cannot
 _OWN_SEARCH_KNOBS = {"prior", "sims", "time", "batch", "c", "fpu", "reward_mode", "leaf"}
 
@@ -94,6 +97,9 @@ class ExItConfig(TrainerConfig, algo="exit", grows=("iterations",)):
     search_options: dict[str, Any] = knob({}, "an mcts option of every searching seat, e.g. rollout=heuristic, "
                                           "rollout_depth=20", check=_search_options, repeat=True,
                                           flag="--search-option")
+    policy_target: str = knob("visits", "the policy target of each expert decision (and what its first "
+                              "explore_moves are sampled from): the root's visit counts, or improved, the Gumbel "
+                              "root's improved policy (needs --search-option root=gumbel)", choices=POLICY_TARGETS)
     opponents: dict[str, float] | None = knob(
         None, "weights of the other seats' kinds: self, heuristic, snapshot (default self:0.5,heuristic:0.25,"
         "snapshot:0.25; self:0.75,snapshot:0.25 without a heuristic)", type=object, check=_weights,
@@ -147,12 +153,7 @@ class ExItConfig(TrainerConfig, algo="exit", grows=("iterations",)):
         if not has_heuristic and needs_heuristic:
             raise ValueError(f"exit: {self.game!r} has no heuristic, so neither a heuristic warm start nor a "
                              f"'heuristic' opponent weight can be used")
-        table = agent_knobs("mcts", self.game)
-        known = set(table.names) - {"preset"}
-        bad = sorted(set(self.search_options) - known)
-        if bad:
-            raise ValueError(f"exit: unknown search option(s) {bad}; known: {', '.join(sorted(known))}")
-        table.validate(self.search_options, fill=False)  # each value in its range
+        self._check_search_options(has_heuristic)
         bad = [k for k in self.opponents if k not in OPPONENT_KINDS]
         if bad:
             raise ValueError(f"exit: unknown opponent kind(s) {bad}; known: {', '.join(OPPONENT_KINDS)}")
@@ -160,6 +161,21 @@ class ExItConfig(TrainerConfig, algo="exit", grows=("iterations",)):
             raise ValueError("exit: inference_precision float16 runs on a GPU only (inference_device cpu); use "
                              "bfloat16 or float32 on the CPU")
         self._check_counts()
+
+    def _check_search_options(self, has_heuristic: bool) -> None:
+        """The search options are knobs of the expert's search (the network-guided one), each in its range."""
+        table = NETWORK_SEARCH_KNOBS
+        known = set(table.names) - _OWN_SEARCH_KNOBS
+        bad = sorted(set(self.search_options) - known)
+        if bad:
+            raise ValueError(f"exit: unknown search option(s) {bad}; known: {', '.join(sorted(known))}")
+        table.validate(self.search_options, fill=False)  # each value in its range
+        if self.policy_target == "improved" and self.search_options.get("root") != "gumbel":
+            raise ValueError("exit: policy_target=improved is the Gumbel root's improved policy; it needs "
+                             "--search-option root=gumbel")
+        if self.search_options.get("heuristic_prior", 0) > 0 and not has_heuristic:
+            raise ValueError(f"exit: search option heuristic_prior blends in the game heuristic's prior, and "
+                             f"{self.game!r} has no heuristic")
 
     def _check_counts(self) -> None:
         counts, cls = self.counts, game_class(self.game)

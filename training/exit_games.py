@@ -76,7 +76,7 @@ def game_steps(cfg: ExItConfig, net: PolicyValueNet, snapshots: Sequence[PolicyV
         agent = agents[p]
         if kinds[p] in ("expert", "self") and int(mask.sum()) > 1:
             result = yield from agent.search_steps(state)
-            pi = result.policy(1.0)
+            pi = result.extra["improved_policy"] if cfg.policy_target == "improved" else result.policy(1.0)
             if moves[p] < cfg.explore_moves:
                 a = int(rng.choice(len(pi), p=pi))
             else:

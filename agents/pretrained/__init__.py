@@ -104,15 +104,21 @@ def checkpoint_path(game: Any, num_players: int | None = None) -> Path:
     raise ValueError(f"pretrained: no shipped network for {name!r} at {num_players} players; shipped: {_shipped()}")
 
 
+#: search options of a training run's expert that play does not take over: the Gumbel root labels positions
+#: under a simulation budget, and ``pretrained:time=...`` searches for a time
+LABELLER_ONLY = ("root", "gumbel_k", "gumbel_scale")
+
+
 def search_defaults(metadata: dict[str, Any]) -> dict[str, Any]:
     """The search a network was trained with (its expert's leaf kind, rollouts, ``c``, ``fpu``), from the
     ``exit_config`` in its metadata, or the ``search_defaults`` recorded when it was shipped (a network
-    trained without a search of its own, by distillation): the defaults of ``pretrained:time=...``."""
+    trained without a search of its own, by distillation): the defaults of ``pretrained:time=...``.  The
+    expert's root (:data:`LABELLER_ONLY`) is left out: the search plays with PUCT's root."""
     if isinstance(metadata.get("search_defaults"), dict):
         return dict(metadata["search_defaults"])
     cfg = metadata.get("exit_config") or {}
     out: dict[str, Any] = {k: cfg[k] for k in ("c", "fpu", "leaf") if k in cfg}
-    out.update(cfg.get("search_options") or {})
+    out.update({k: v for k, v in (cfg.get("search_options") or {}).items() if k not in LABELLER_ONLY})
     return out
 
 

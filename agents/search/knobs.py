@@ -5,11 +5,13 @@
 plain search (``mcts:preset=plain``); each game's tuned setting (``GameInfo.search_defaults``) replaces
 some of them.  :data:`NETWORK_SEARCH_KNOBS` is the network-guided search's table: the same knobs, with
 its own declared defaults where a network call per simulation makes another budget and exploration the
-better default, and its ``leaf`` kind; ``prior`` is the network and cannot be set.
+better default, its ``leaf`` kind and ``heuristic_prior`` (the heuristic's prior blended into the network's);
+``prior`` is the network and cannot be set.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from meeplezoo.envs.core.game import REWARD_MODES
@@ -21,6 +23,8 @@ from ..base import Agent
 MAX_WEIGHT = 2
 #: how the network-guided search values its leaves: the value head, or the plain search's rollouts/cut-off
 LEAF_KINDS = ("network", "rollout")
+#: how the root chooses its action: PUCT as every node, or the Gumbel root (:mod:`.gumbel`)
+ROOT_KINDS = ("puct", "gumbel")
 
 
 def _check_rollout(value: Any) -> Any:
@@ -37,6 +41,22 @@ def _check_prior(value: Any) -> Any:
     if value in ("uniform", "heuristic") or hasattr(value, "evaluate"):
         return value
     raise ValueError(f"must be uniform, heuristic or an object with evaluate(states), got {value!r}")
+
+
+def check_root(settings: Mapping[str, Any], who: str) -> None:
+    """Refuse what the Gumbel root cannot do: a time budget (sequential halving divides a number of
+    simulations), a visit temperature (its randomness is ``gumbel_scale``) and tree reuse (it starts from a
+    fresh root)."""
+    if settings["root"] != "gumbel":
+        return
+    if settings["time"] is not None or settings["sims"] is None:
+        raise ValueError(f"{who}: root=gumbel needs a simulation budget (sims=N) that sequential halving divides "
+                         f"among its candidates; time cannot be given (got time={settings['time']})")
+    if settings["temperature"] > 0:
+        raise ValueError(f"{who}: root=gumbel plays the halving's winner (its noise is gumbel_scale); "
+                         f"temperature must be 0, got {settings['temperature']}")
+    if settings["reuse_tree"]:
+        raise ValueError(f"{who}: root=gumbel starts every decision from a fresh root; reuse_tree must be false")
 
 
 def _no_prior(value: Any) -> Any:
@@ -76,6 +96,12 @@ SEARCH_KNOBS = Knobs("mcts", [
     Knob("widen_alpha", float, 0.5, "the exponent of progressive widening", low=0, low_open=True),
     Knob("batch", int, 1, "descents per evaluator call (virtual losses keep them apart; with rollouts it "
          "only changes the order of the work)", low=1),
+    Knob("root", str, "puct", "how the root chooses: puct (as every node), or gumbel (Gumbel-top-k of the "
+         "prior's logits, sequential halving of sims over the candidates, the improved policy in the "
+         "result's extra; needs a prior and sims)", choices=ROOT_KINDS),
+    Knob("gumbel_k", int, 16, "root=gumbel: actions sampled at the root (Gumbel-top-k)", low=1),
+    Knob("gumbel_scale", float, 1.0, "root=gumbel: the scale of the Gumbel noise (0: no noise, the best by "
+         "prior and values)", low=0),
 ])
 
 #: the network-guided search (``netmcts:PATH``, ``pretrained:sims=N``, expert iteration's expert)
@@ -86,4 +112,7 @@ NETWORK_SEARCH_KNOBS = SEARCH_KNOBS.extend("netmcts", [
     Knob("prior", object, None, "the network (not a setting)", check=_no_prior),
     Knob("leaf", str, "network", "how leaves are valued: the network's value head, or the plain search's "
          "rollouts and cut-offs (the network is then the prior only)", choices=LEAF_KINDS),
+    Knob("heuristic_prior", float, 0.0, "weight w of the game heuristic's prior (the tuned search's, at "
+         "prior_temp) blended into the network's: (1 - w) * network + w * heuristic over the legal actions; "
+         "the values stay the network's (0: the network alone)", low=0, high=1),
 ])

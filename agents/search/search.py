@@ -31,13 +31,15 @@ from meeplezoo.envs.core.rng import Rng
 from ..base import Agent
 from .batched import Request, drive
 from .evaluators import Evaluator, RolloutEvaluator, ScoreEvaluator
+from .gumbel import GumbelRoot
 from .select import PUCT, UCT, normalised
 from .tree import Tree
 
 
 @dataclass
 class SearchResult:
-    """What one search found at the root (visit counts are the usual policy target)."""
+    """What one search found at the root (visit counts are the usual policy target; with ``root="gumbel"``
+    ``extra["improved_policy"]`` is the Gumbel root's improved policy, :mod:`.gumbel`)."""
 
     action: int
     player: int
@@ -97,6 +99,13 @@ class Search:
         self.rule: UCT | PUCT = UCT(settings["c"], self.rng) if prior is None else PUCT(
             settings["c"], self.source, fpu=settings["fpu"], widen=settings["widen"],
             widen_alpha=settings["widen_alpha"])
+        self.root_kind: str = settings["root"]
+        self.gumbel_k: int = settings["gumbel_k"]
+        self.gumbel_scale: float = settings["gumbel_scale"]
+        if self.root_kind == "gumbel" and prior is None:
+            raise ValueError("mcts: root=gumbel needs a prior (its logits are the prior's): prior=uniform, "
+                             "prior=heuristic or an evaluator such as a network")
+        self._gumbel: GumbelRoot | None = None  # the Gumbel root of the decision under way
         self.last_search: SearchResult | None = None
         self.total_decisions = 0
         self.total_simulations = 0
@@ -143,15 +152,22 @@ class Search:
             root = tree.new_node()
         reused_visits = tree.N[root]
         t0 = _time.perf_counter()
+        self._gumbel = (yield from self._gumbel_root(state, player, root)) if self.root_kind == "gumbel" else None
         done, first = yield from self._iterate(state, player, root, t0)
         seconds = _time.perf_counter() - t0
         if self.time_limit is not None:
             self._overrun = max(0.0, 0.7 * self._overrun + 0.3 * (self._overrun + seconds - self.time_limit))
         visits, values = self._root_statistics(state.game.num_actions, root, player, action_mask)
         children = tree.children[root]
-        action = self._choose(visits, values, children, action_mask)
+        gumbel, self._gumbel = self._gumbel, None
+        extra = {}
+        if gumbel is None:
+            action = self._choose(visits, values, children, action_mask)
+        else:
+            action = gumbel.choose(tree, root, player)
+            extra["improved_policy"] = gumbel.improved_policy(tree, root, player, state.game.num_actions)
         result = SearchResult(action=action, player=player, visits=visits, values=values, simulations=done,
-                              seconds=seconds, reused_visits=reused_visits, tree_size=len(tree))
+                              seconds=seconds, reused_visits=reused_visits, tree_size=len(tree), extra=extra)
         self._record(result, done, seconds)
         if self.reuse_tree and first is not None and action in children:
             first._apply(action)
@@ -159,6 +175,17 @@ class Search:
         else:
             tree.pending = None
         return result
+
+    def _gumbel_root(self, state: Any, player: int, root: int) -> Generator[Request, Any, GumbelRoot]:
+        """This decision's Gumbel root: the root's prior (and, from a source that gives values, its value for
+        ``player``) from one determinization (a request), and the noise.  The root's legal actions are the
+        searching player's own, the same in every determinization (:meth:`GumbelRoot.pick` checks it)."""
+        d = state.determinize(player, self.rng)
+        acts = d.legal_actions()
+        priors, values = (yield Request(self.source, [d])) if self.source is not None else (None, None)
+        prior = self.rule.fill(self.tree, root, acts, None if priors is None else priors[0])
+        raw = None if values is None or values[0] is None else float(values[0][player])
+        return GumbelRoot(acts, prior, raw, self.sims, self.gumbel_k, self.gumbel_scale, self.rng)
 
     def _iterate(self, state: Any, player: int, root: int, t0: float) -> Generator[Request, Any, tuple[int, Any]]:
         """Run batches of iterations until the budget is spent: ``(iterations, first determinization)``."""
@@ -236,7 +263,11 @@ class Search:
         path = [node]
         movers: list[int] = []
         depth = 0
-        while True:
+        descending = True
+        if self._gumbel is not None:  # the root's action from sequential halving, PUCT below it
+            node, descending = self._gumbel_step(s, node, path, movers)
+            depth = 1
+        while descending:
             if s.is_terminal():
                 return path, movers, depth, s.returns(self.reward_mode).tolist()
             if max_depth is not None and depth >= max_depth:
@@ -259,6 +290,21 @@ class Search:
         if s.is_terminal():
             return path, movers, depth, s.returns(self.reward_mode).tolist()
         return path, movers, depth, None
+
+    def _gumbel_step(self, s: Any, root: int, path: list[int], movers: list[int]) -> tuple[int, bool]:
+        """Play the Gumbel root's next action on ``s`` (path and movers extended): ``(node, whether the
+        descent goes on)``, as after a selection step."""
+        tree, p = self.tree, s.current_player
+        a = self._gumbel.pick(tree, root, p, s.legal_actions())
+        ch = tree.children[root]
+        k = ch.get(a)
+        new = k is None
+        if new:
+            k = ch[a] = tree.new_node()
+        s._apply(a)
+        path.append(k)
+        movers.append(p)
+        return k, not (new or not tree.N[k])
 
     def _evaluate(self, states: list[Any], depths: list[int],
                   nodes: list[int]) -> Generator[Request, Any, list[list[float]]]:
