@@ -19,10 +19,13 @@ workers="${WORKERS:-2}"
 budget="${BUDGET_CPU_HOURS:-4}"
 out="${SEAT_RUNS:-benchmarks/results/seat_runs}/${game}"
 python="${PYTHON:-.venv/bin/python}"
+warm=400 buffer=10000 eval_games=20
 case "$game" in
   kerala) args=(-o derived_features=true -o elephant_view=true --players 2,3,4,5) ;;
   hawaii) args=(--players 2,3,4,5) ;;
-  asara) args=(--players 2,3,4) ;;
+  asara) args=(--players 2,3,4 --search-option heuristic_prior=0.5 --seat-width trunk_hidden=256
+               --seat-width seat_hidden=96 --seat-width global_hidden=192)
+         warm=800 buffer=40000 eval_games=30 ;;
   *) echo "train_seat_networks.sh: no seat-network plan for '$game' (kerala, hawaii, asara)" >&2; exit 2 ;;
 esac
 if [[ -f "$out/progress.json" ]]; then
@@ -34,8 +37,8 @@ if [[ -f "$out/progress.json" ]]; then
   fi
 fi
 "$python" -m meeplezoo train "$game" "${args[@]}" --algo exit --architecture seatnet --iterations 400 \
-  --games-per-iteration 48 --sims 64 --warm-start-games 400 --buffer-size 10000 --epochs 2 --value-weight 0.5 \
-  --eval-every 4 --eval-games 20 --eval-against heuristic --seed 1 --workers "$workers" --time-limit "$step" \
+  --games-per-iteration 48 --sims 64 --warm-start-games "$warm" --buffer-size "$buffer" --epochs 2 --value-weight 0.5 \
+  --eval-every 4 --eval-games "$eval_games" --eval-against heuristic --seed 1 --workers "$workers" --time-limit "$step" \
   --out "$out"
 rm -rf "$out/tb"
 if [[ -f "$out/log.csv" ]]; then tail -n 3 "$out/log.csv"; fi
