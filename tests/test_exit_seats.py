@@ -218,3 +218,19 @@ def test_a_seat_run_ships_as_the_games_one_file_for_every_count(tmp_path):
     assert isinstance(shipped, SeatPolicyValueNet) and shipped.seat_counts == (2, 3)
     assert "--architecture seatnet" in shipped.metadata["command"] and shipped.metadata["run_iterations"] == 1
     assert (tmp_path / "res" / "exit_asara" / "log.csv").exists()
+
+
+def test_the_log_keeps_each_counts_evaluation_and_widens_an_older_log(tmp_path):
+    import csv
+
+    cfg = _cfg(player_counts=(2, 3), eval_against=("random",), eval_every=1, eval_games=2)
+    run = tmp_path / "r"
+    run.mkdir()
+    (run / "log.csv").write_text("iteration,samples\n0,5\n")  # a log of an older version, fewer columns
+    ExItTrainer(cfg, run, tensorboard=False, verbose=0).run()
+    with (run / "log.csv").open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["iteration"] for r in rows] == ["0", "1"] and rows[0]["samples"] == "5"
+    assert rows[0]["vs_random_2p"] == "" and 0 <= float(rows[1]["vs_random_2p"]) <= 1
+    assert float(rows[1]["vs_random"]) == pytest.approx((float(rows[1]["vs_random_2p"])
+                                                         + float(rows[1]["vs_random_3p"])) / 2)

@@ -260,12 +260,25 @@ class Run:
     def log(self, row: Mapping[str, Any], keys: Sequence[str]) -> None:
         """Append ``row`` to ``log.csv`` (columns ``keys`` plus the evaluation's) and to TensorBoard."""
         path = self.dir / LOG_FILE
+        counts = getattr(self.config, "counts", ())
+        keys = [*keys, *(f"{p}{s}" for s in self.config.eval_against for p in ("vs_", "ci_low_", "ci_high_")),
+                *(f"vs_{s}_{n}p" for s in self.config.eval_against for n in (counts if len(counts) > 1 else ()))]
+        old: list[dict[str, str]] = []
+        if path.exists():
+            with path.open(newline="") as f:
+                reader = csv.DictReader(f)
+                header, old = list(reader.fieldnames or []), list(reader)
+            if header == keys:
+                old = []  # append below
+            else:  # a log written with fewer columns (an older version): rewritten with every column
+                keys = [*keys, *(k for k in header if k not in keys)]
+                path.unlink()
         new = not path.exists()
-        keys = [*keys, *(f"{p}{s}" for s in self.config.eval_against for p in ("vs_", "ci_low_", "ci_high_"))]
         with path.open("a", newline="") as f:
             w = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
             if new:
                 w.writeheader()
+            w.writerows({k: r.get(k, "") for k in keys} for r in old)
             w.writerow({k: row.get(k, "") for k in keys})
         if self.writer is not None:
             for k, v in row.items():
@@ -435,13 +448,16 @@ def plot_curve(run_dir: str | Path, out: str | Path | None = None) -> Path | Non
     fig, ax = plt.subplots(figsize=(6, 3.6), dpi=100)
     drawn = False
     for spec in specs:
-        pts = [(float(r["cpu_seconds"]) / 3600, float(r[f"vs_{spec}"]), float(r[f"ci_low_{spec}"]),
-                float(r[f"ci_high_{spec}"])) for r in rows if r.get(f"vs_{spec}")]
+        banded = f"ci_low_{spec}" in rows[0]  # a player count's own column (vs_SPEC_Np) has no interval
+        pts = [(float(r["cpu_seconds"]) / 3600, float(r[f"vs_{spec}"]),
+                float(r[f"ci_low_{spec}"]) if banded else 0.0, float(r[f"ci_high_{spec}"]) if banded else 0.0)
+               for r in rows if r.get(f"vs_{spec}")]
         if not pts:
             continue
         x, y, lo, hi = (list(t) for t in zip(*pts))
-        ax.plot(x, y, marker="o", label=f"vs {spec}")
-        ax.fill_between(x, lo, hi, alpha=0.2)
+        ax.plot(x, y, marker="o" if banded else ".", linestyle="-" if banded else ":", label=f"vs {spec}")
+        if banded:
+            ax.fill_between(x, lo, hi, alpha=0.2)
         drawn = True
     if not drawn:
         plt.close(fig)
