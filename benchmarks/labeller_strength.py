@@ -1,6 +1,8 @@
 """Strength of expert iteration's labeller: the network-guided search with and without the labeller's knobs.
 
-The Kerala 2-player seat network (``--checkpoint``, default ``benchmarks/results/seat_runs/kerala/final.zip``,
+The Kerala 2-player seat network (``--checkpoint``, default
+``benchmarks/results/seat_runs/history/kerala-labeller-net.zip``: the seat run's first recipe after its warm start
+and 4 iterations,
 read with ``agents.network.load_network`` on Kerala with ``derived_features`` and ``elephant_view``) searches
 at ``--sims`` simulations (default 64) against the heuristic, one row per setting of :data:`ROWS`:
 
@@ -75,7 +77,7 @@ def play_row(net: Any, game: Any, options: dict[str, Any], sims: int, games: int
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--checkpoint", default=os.path.join(RESULTS, "seat_runs", "kerala", "final.zip"))
+    ap.add_argument("--checkpoint", default=os.path.join(RESULTS, "seat_runs", "history", "kerala-labeller-net.zip"))
     ap.add_argument("--sims", type=int, default=64)
     ap.add_argument("--games", type=int, default=40)
     ap.add_argument("--seed", type=int, default=1000)
