@@ -52,7 +52,9 @@ def test_a_shipped_network_plays_whole_games_legally_alone_and_searching(entry):
     trained = search_defaults(searching.network.metadata)  # the search the network was trained with
     assert searching._prior_source.provides_values == (trained.get("leaf", "network") == "network")
     for key, value in trained.items():
-        if key != "leaf":
+        if key == "heuristic_prior":  # the heuristic's prior blended into the network's, by this weight
+            assert searching._prior_source.weight == value
+        elif key != "leaf":
             assert getattr(searching, key) == value, key
     sampled = make("pretrained:sample=true:temperature=2", entry["game"], num_players=entry["num_players"], seed=2)
     assert sampled.sample

@@ -34,3 +34,12 @@ def test_a_count_without_a_shipped_network_says_so_and_runs_the_rest():
     assert "pretrained" not in league and "--players 4" in league and "quickstart-hawaii-4p" in league
     bad = _dry(PLAYERS="3")
     assert bad.returncode != 0 and "haus_der_sonne plays 2..2 players, not PLAYERS=3" in bad.stderr
+
+
+def test_a_count_the_seat_network_covers_plays_it():
+    out = _dry(GAME="asara", PLAYERS="3")
+    assert out.returncode == 0, out.stderr
+    alone, against, train, league = out.stdout.splitlines()
+    assert alone.startswith("meeplezoo arena asara --players 3 --agents pretrained\\,random\\,random")
+    assert "pretrained\\,heuristic\\,heuristic" in against and "--players 3" in train
+    assert "pretrained-search=pretrained:sims=100" in league and "quickstart-asara-3p" in league
