@@ -25,10 +25,11 @@ warm=400 buffer=10000 eval_games=20
 recipe=(--search-option heuristic_prior=0.5 --seat-width trunk_hidden=256 --seat-width seat_hidden=96
         --seat-width global_hidden=192)
 case "$game" in
-  # Kerala keeps its fast widths (KERALA_FAST) and a 15,000-sample buffer (its 5-player observation is about
-  # 105 kB in float16)
+  # Kerala keeps its fast widths (KERALA_FAST), 400 warm-start games and a 15,000-sample buffer: its samples
+  # are padded to the 5-player observation, about 105 kB each in float16 (the warm start's 40,000 decisions
+  # are held at once)
   kerala) args=(-o derived_features=true -o elephant_view=true --players 2,3,4,5
-                --search-option heuristic_prior=0.5) warm=800 buffer=15000 eval_games=30 ;;
+                --search-option heuristic_prior=0.5) buffer=15000 eval_games=30 ;;
   hawaii) args=(--players 2,3,4,5 "${recipe[@]}") warm=800 buffer=40000 eval_games=30 ;;
   asara) args=(--players 2,3,4 "${recipe[@]}") warm=800 buffer=40000 eval_games=30 ;;
   *) echo "train_seat_networks.sh: no seat-network plan for '$game' (kerala, hawaii, asara)" >&2; exit 2 ;;
