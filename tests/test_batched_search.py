@@ -19,15 +19,15 @@ def _net(game_name: str) -> PolicyValueNet:
     return PolicyValueNet.load(str(checkpoint_path(game_name, 2)), make_game(game_name, 2))
 
 
-def _positions(game_name: str, count: int, seed: int = 3) -> list:
-    """``count`` positions of a random game with a decision to make (more than one legal action)."""
+def _positions(game_name: str, count: int, seed: int = 3, least: int = 2) -> list:
+    """``count`` positions of a random game with at least ``least`` legal actions (a decision to make)."""
     game = make_game(game_name, 2)
     rng = np.random.default_rng(seed)
     state = game.new_state(seed)
     out = []
     while not state.is_terminal() and len(out) < count:
         acts = state.legal_actions()
-        if len(acts) > 1 and rng.random() < 0.5:
+        if len(acts) >= least and rng.random() < 0.5:
             out.append(state.clone())
         state.apply(acts[int(rng.integers(len(acts)))])
     return out

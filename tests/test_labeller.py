@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_batched_search import _positions
 
 from meeplezoo.agents import make as make_agent
 from meeplezoo.agents.network import NetworkEvaluator, PolicyValueNet, full_config, masked_softmax, network_search
@@ -18,20 +19,6 @@ from meeplezoo.registry import make_game
 
 def _net(game_name: str = "kerala") -> PolicyValueNet:
     return PolicyValueNet.load(str(checkpoint_path(game_name, 2)), make_game(game_name, 2))
-
-
-def _positions(game_name: str, count: int, seed: int = 3, least: int = 2) -> list:
-    """``count`` positions of a random game with at least ``least`` legal actions."""
-    game = make_game(game_name, 2)
-    rng = np.random.default_rng(seed)
-    state = game.new_state(seed)
-    out = []
-    while not state.is_terminal() and len(out) < count:
-        acts = state.legal_actions()
-        if len(acts) >= least and rng.random() < 0.5:
-            out.append(state.clone())
-        state.apply(acts[int(rng.integers(len(acts)))])
-    return out
 
 
 def _same(a, b) -> None:
