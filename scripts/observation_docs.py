@@ -17,6 +17,7 @@ CONFIGS = (
     ("kerala", {"derived_features": True}),
     ("kerala", {"derived_features": True, "elephant_view": True}),
     ("hawaii", {}),
+    ("hawaii", {"place_view": True}),
     ("asara", {}),
 )
 

@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from ..core.game import scaled_count as over
-from ..core.observation import Changes, ObservationSpec, Observer, details_since
+from ..core.observation import ActionFactor, ActionFeatures, Changes, ObservationSpec, Observer, details_since
 from . import actions as A
 from . import queries as Q
 from .components import (
@@ -114,7 +114,49 @@ def declare(game: Any) -> ObservationSpec:
     spec.add("players", (MAX_P, PLAYER_W), "per seat, observer first: VP, resources, round sum, target, turn "
              "order, chieftain, villages (5 x 25), Kahunas, Tikis, boats, huts, income, village VP, spears, gods",
              seats=True, seat_presence=(W_ORDER, W_ORDER + MAX_P))  # a seat that plays has a turn-order place
+    if game.options["place_view"]:
+        spec.add("move_costs", NUM_SLOTS, "the observer's move cost to each slot now / move scale (§12.1, Pele "
+                 "included)")
+        spec.add("chosen_place", SLOT_W, "the place the turn in progress chose (its `places` row; zeros before "
+                 "a choice)")
+    spec.action_features = buy_features(spec)
     return spec
+
+
+def buy_features(spec: ObservationSpec) -> ActionFeatures:
+    """What each "buy at slot P1..P10" action reads, for a network's action head (``action_hidden``).
+
+    The main decision's buys are the same choice at ten places (rules file §17.2), so a head that scores
+    each from that place's own inputs shares its judgement across the places: a buy at slot ``i`` reads
+    the slot's 49 ``places`` features (kind, circles, tokens, offered supply, chieftains there) and the
+    slot itself (a category).  With the option ``place_view`` it also reads the observer's move cost to
+    the slot, and the price choice that follows a buy (the TOKEN decision: which circle of the chosen
+    place) is scored the same way: circle ``c`` reads the ``chosen_place`` row with circle ``c``'s nine
+    features where a buy reads its place's first circle, and the move cost the turn pays.  The vector
+    does not change; a network without an action head never reads these tables."""
+    lay = spec.layout
+    start = lay["places"].start
+    slots = np.arange(NUM_SLOTS)
+    gather = start + slots[:, None] * SLOT_W + np.arange(SLOT_W)
+    actions = slots.copy()
+    if "chosen_place" in lay:  # the option place_view
+        gather = np.hstack([gather, lay["move_costs"].start + slots[:, None]])
+        chosen = lay["chosen_place"].start + np.arange(SLOT_W)
+        first = NUM_PLACE_KINDS  # the circles follow the place kind, nine values each
+        rows = []
+        for c in range(3):
+            order = np.arange(SLOT_W)
+            mine, head = np.arange(first + 9 * c, first + 9 * c + 9), np.arange(first, first + 9)
+            order[first:first + 9], order[first + 9 * c:first + 9 * c + 9] = mine, head
+            rows.append(np.append(chosen[order], lay["context"].start + X_MOVE))
+        gather = np.vstack([gather, np.asarray(rows)])
+        actions = np.concatenate([actions, A.MAIN_SIZE + np.arange(3)])  # TOKEN follows MAIN (actions.py)
+    items = len(actions)
+    index = np.arange(items)
+    feats = ActionFeatures(actions, (ActionFactor("place", items, index, gather.astype(np.intp)),
+                                     ActionFactor("choice", items, index)))
+    feats.validate(spec.size, int(actions.max()) + 1)
+    return feats
 
 
 class Scales:
@@ -329,6 +371,10 @@ class HawaiiObserver(Observer):
         self._layout: tuple[Any, np.ndarray] | None = None  # (setup token, _layout_block)
         self._base: tuple[Any, ...] | None = None  # (board, slots, supply, cove, docks, sequence tokens, vector)
         self._realm: list[Any] = [None] * game.num_players  # (token, realm block, target)
+        lay = game.observation_layout
+        #: (move_costs, chosen_place, places) starts with the option place_view, else None
+        self.place_view = ((lay["move_costs"].start, lay["chosen_place"].start, lay["places"].start)
+                           if "chosen_place" in lay else None)
 
     def _base_vector(self, s: Any) -> np.ndarray:
         """Full-size vector holding every part that is the same for all observers."""
@@ -344,7 +390,7 @@ class HawaiiObserver(Observer):
                 return base[6]
             vec = self._patch(s, base[6], stale, details_since(slots, base[1], NUM_SLOTS))
         else:
-            g = s.game
+            g = self.game  # a state of other observation options (a network's own view) is sized as ours
             lay = g.observation_layout
             vec = np.zeros(g.observation_shape[0], dtype=np.float32)
             vec[lay["indicators"]] = self.static
@@ -464,4 +510,15 @@ class HawaiiObserver(Observer):
                 val += [a1, a2]
         o.put(ones, 1.0)
         o.put(idx, val)
+        if self.place_view is not None:
+            self._place_view(s, player, o)
         return o
+
+    def _place_view(self, s: Any, player: int, o: np.ndarray) -> None:
+        """The option ``place_view``'s blocks: move costs to every slot, the chosen place's row."""
+        costs, chosen, places = self.place_view
+        move = self.sc.move
+        o[costs:costs + NUM_SLOTS] = [s.move_cost(player, sl) / move for sl in range(NUM_SLOTS)]
+        if s.kind and s.c_slot >= 0:
+            row = places + s.c_slot * SLOT_W
+            o[chosen:chosen + SLOT_W] = o[row:row + SLOT_W]

@@ -193,6 +193,9 @@ OPTIONS = (
     _opt("pass_pos1_bonus_requires_target", False, "ASSUMPTION §14.1: the space-1 bonus needs the target"),
     _opt("tiebreak_remaining_resources", True, "[R]: ties broken by remaining shells + feet + fruit"),
     _opt("resources_public", True, "RL choice §17.1: every player's shells, feet, fruit are observed by all"),
+    _opt("place_view", False, "RL choice §17.3: the observation adds what a network scores each buy and "
+         "price choice from (the observer's move cost to every slot, the chosen place's features)",
+         observation_only=True),
 )
 
 
