@@ -26,14 +26,23 @@ def test_two_players_by_default_with_the_shipped_network():
 
 
 def test_a_count_without_a_shipped_network_says_so_and_runs_the_rest():
-    out = _dry(GAME="hawaii", PLAYERS="4")
+    out = _dry(GAME="kerala", PLAYERS="4")
     assert out.returncode == 0, out.stderr
     message, train, league = out.stdout.splitlines()
-    assert "no shipped network plays hawaii at 4 players" in message
-    assert train.startswith("meeplezoo train hawaii --players 4 --algo exit")
-    assert "pretrained" not in league and "--players 4" in league and "quickstart-hawaii-4p" in league
+    assert "no shipped network plays kerala at 4 players" in message
+    assert train.startswith("meeplezoo train kerala --players 4 --algo exit")
+    assert "pretrained" not in league and "--players 4" in league and "quickstart-kerala-4p" in league
     bad = _dry(PLAYERS="3")
     assert bad.returncode != 0 and "haus_der_sonne plays 2..2 players, not PLAYERS=3" in bad.stderr
+
+
+def test_hawaii_at_four_players_plays_its_seat_network():
+    out = _dry(GAME="hawaii", PLAYERS="4")
+    assert out.returncode == 0, out.stderr
+    alone, against, train, league = out.stdout.splitlines()
+    assert alone.startswith("meeplezoo arena hawaii --players 4 --agents pretrained\\,random\\,random\\,random")
+    assert "pretrained\\,heuristic\\,heuristic\\,heuristic" in against and "--players 4" in train
+    assert "pretrained-search=pretrained:sims=100" in league and "quickstart-hawaii-4p" in league
 
 
 def test_a_count_the_seat_network_covers_plays_it():
