@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from meeplezoo.agents.network import NetworkEvaluator, PolicyValueNet, network_search
+from meeplezoo.agents.network import NetworkEvaluator, PolicyValueNet, load_network, network_search
 from meeplezoo.agents.pretrained import checkpoint_path
 from meeplezoo.agents.search import Request, answer_all, drive, lockstep
 from meeplezoo.registry import make_game
@@ -16,7 +16,8 @@ GAMES = ("haus_der_sonne", "kerala", "hawaii", "asara")
 
 
 def _net(game_name: str) -> PolicyValueNet:
-    return PolicyValueNet.load(str(checkpoint_path(game_name, 2)), make_game(game_name, 2))
+    """The shipped 2-player network (a block or a seat network: Hawaii's plays every count)."""
+    return load_network(str(checkpoint_path(game_name, 2)), make_game(game_name, 2))
 
 
 def _positions(game_name: str, count: int, seed: int = 3, least: int = 2) -> list:

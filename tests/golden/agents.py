@@ -69,13 +69,13 @@ def play(game_name: str, players: int, spec: str, seed: int = SEED) -> dict[str,
 
 def exit_samples(game_name: str, seed: int = SEED) -> dict[str, Any]:
     """Digest of the samples of one expert-iteration self-play game of the shipped network (sims=16)."""
-    from meeplezoo.agents.network import PolicyValueNet
+    from meeplezoo.agents.network import load_network
     from meeplezoo.agents.pretrained import checkpoint_path
     from meeplezoo.training.exit import ExItConfig, play_game
 
     cfg = ExItConfig(game=game_name, num_players=2, sims=16, seed=seed)
     game = cfg.make_game()
-    net = PolicyValueNet.load(str(checkpoint_path(game_name, 2)), game)
+    net = load_network(str(checkpoint_path(game_name, 2)), game)  # a block or a seat network
     samples = play_game(cfg, net, [net], seed, game)
     h = hashlib.sha256()
     for k in ("obs", "mask", "pi", "z"):
