@@ -9,13 +9,14 @@ import pytest
 from meeplezoo.agents.network import NetworkEvaluator, PolicyValueNet, load_network, network_search
 from meeplezoo.agents.pretrained import checkpoint_path
 from meeplezoo.agents.search import Request, answer_all, drive, lockstep
+from meeplezoo.agents.seatnet import SeatPolicyValueNet
 from meeplezoo.registry import make_game
 from meeplezoo.training.exit import ExItConfig, generate
 
 GAMES = ("haus_der_sonne", "kerala", "hawaii", "asara")
 
 
-def _net(game_name: str) -> PolicyValueNet:
+def _net(game_name: str) -> PolicyValueNet | SeatPolicyValueNet:
     """The shipped 2-player network (a block or a seat network: Hawaii's plays every count)."""
     return load_network(str(checkpoint_path(game_name, 2)), make_game(game_name, 2))
 

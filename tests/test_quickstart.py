@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "quickstart.sh"
 
 
@@ -36,19 +38,12 @@ def test_a_count_without_a_shipped_network_says_so_and_runs_the_rest():
     assert bad.returncode != 0 and "haus_der_sonne plays 2..2 players, not PLAYERS=3" in bad.stderr
 
 
-def test_hawaii_at_four_players_plays_its_seat_network():
-    out = _dry(GAME="hawaii", PLAYERS="4")
+@pytest.mark.parametrize(("game", "players"), [("asara", 3), ("hawaii", 4)])
+def test_a_count_the_seat_network_covers_plays_it(game, players):
+    out = _dry(GAME=game, PLAYERS=str(players))
     assert out.returncode == 0, out.stderr
     alone, against, train, league = out.stdout.splitlines()
-    assert alone.startswith("meeplezoo arena hawaii --players 4 --agents pretrained\\,random\\,random\\,random")
-    assert "pretrained\\,heuristic\\,heuristic\\,heuristic" in against and "--players 4" in train
-    assert "pretrained-search=pretrained:sims=100" in league and "quickstart-hawaii-4p" in league
-
-
-def test_a_count_the_seat_network_covers_plays_it():
-    out = _dry(GAME="asara", PLAYERS="3")
-    assert out.returncode == 0, out.stderr
-    alone, against, train, league = out.stdout.splitlines()
-    assert alone.startswith("meeplezoo arena asara --players 3 --agents pretrained\\,random\\,random")
-    assert "pretrained\\,heuristic\\,heuristic" in against and "--players 3" in train
-    assert "pretrained-search=pretrained:sims=100" in league and "quickstart-asara-3p" in league
+    others = players - 1
+    assert alone.startswith(f"meeplezoo arena {game} --players {players} --agents pretrained" + "\\,random" * others)
+    assert "pretrained" + "\\,heuristic" * others in against and f"--players {players}" in train
+    assert "pretrained-search=pretrained:sims=100" in league and f"quickstart-{game}-{players}p" in league
