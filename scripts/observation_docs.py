@@ -16,6 +16,7 @@ CONFIGS = (
     ("kerala", {}),
     ("kerala", {"derived_features": True}),
     ("kerala", {"derived_features": True, "elephant_view": True}),
+    ("kerala", {"derived_features": True, "elephant_view": True, "pick_afterstate": True}),
     ("hawaii", {}),
     ("hawaii", {"place_view": True}),
     ("asara", {}),

@@ -117,6 +117,10 @@ PLATFORM_COUNT_FULL = 41
 MAX_DIRTY = 8  # more changed cells than this since the cached planes: rebuild them instead of patching
 VIEW_RADIUS = 2  # the elephant view: the (2r+1)^2 cells centred on an elephant
 VIEW_SIDE = 2 * VIEW_RADIUS + 1
+#: features per pick action in the ``pick_afterstate`` block (:func:`pick_afterstates`)
+AFTERSTATE_FEATURES = 8
+#: where the change of the provisional total (in tens of points) is clipped in that block
+AFTER_CLIP = 4.0
 
 
 
@@ -132,31 +136,85 @@ def num_player_features(game: KeralaGame) -> int:
 
 
 def pick_features(spec: ObservationSpec, planes: int) -> ActionFeatures:
-    """What each pick action reads (for a network's action head; needs the elephant view).
+    """What each pick action reads (for a network's action head; needs the elephant view or the pick
+    afterstates).
 
     A pick ``((slot*2 + elephant)*4 + direction)*4 + orientation`` (actions.py) names the offered tile of
-    ``slot`` (its 18 ``offer`` features), the cell next to ``elephant`` in ``direction`` (every plane of
-    the 3x3 cells around it, from that elephant's ``elephant_view``: always inside the 5x5 view), the
-    orientation and the direction (categories)."""
+    ``slot`` (its 18 ``offer`` features), the orientation and the direction (categories); with the elephant
+    view also the cell next to ``elephant`` in ``direction`` (every plane of the 3x3 cells around it, from
+    that elephant's ``elephant_view``: always inside the 5x5 view); with ``pick_afterstate`` also its own
+    row of that block (what the placement does to the provisional score)."""
     lay = spec.layout
-    offer, view = lay["offer"].start, lay["elephant_view"].start
+    offer = lay["offer"].start
     per = VIEW_SIDE * VIEW_SIDE
     tiles = offer + np.arange(MAX_OFFER)[:, None] * OFFER_FEATURES + np.arange(OFFER_FEATURES)
-    targets = []
-    for e in range(2):
-        for dr, dc in C.DIRECTIONS:
-            r0, c0 = VIEW_RADIUS + dr, VIEW_RADIUS + dc
-            cells = [(r0 + i) * VIEW_SIDE + c0 + j for i in (-1, 0, 1) for j in (-1, 0, 1)]
-            targets.append(view + ((e * planes + np.arange(planes)[:, None]) * per + np.asarray(cells)).reshape(-1))
     a = np.arange(PICK_IDS)
     orient, direction, elephant, slot = a % 4, (a // 4) % 4, (a // 16) % 2, a // 32
-    feats = ActionFeatures(a, (
-        ActionFactor("tile", MAX_OFFER, slot, tiles.astype(np.intp)),
-        ActionFactor("target", 8, elephant * 4 + direction, np.asarray(targets, dtype=np.intp)),
-        ActionFactor("orientation", 4, orient),
-        ActionFactor("direction", 4, direction)))
+    factors = [ActionFactor("tile", MAX_OFFER, slot, tiles.astype(np.intp))]
+    if "elephant_view" in lay:
+        view = lay["elephant_view"].start
+        targets = []
+        for e in range(2):
+            for dr, dc in C.DIRECTIONS:
+                r0, c0 = VIEW_RADIUS + dr, VIEW_RADIUS + dc
+                cells = [(r0 + i) * VIEW_SIDE + c0 + j for i in (-1, 0, 1) for j in (-1, 0, 1)]
+                targets.append(view + ((e * planes + np.arange(planes)[:, None]) * per
+                                       + np.asarray(cells)).reshape(-1))
+        factors.append(ActionFactor("target", 8, elephant * 4 + direction, np.asarray(targets, dtype=np.intp)))
+    if "pick_afterstate" in lay:
+        start = lay["pick_afterstate"].start
+        rows = start + a[:, None] * AFTERSTATE_FEATURES + np.arange(AFTERSTATE_FEATURES)
+        factors.append(ActionFactor("afterstate", PICK_IDS, a, rows.astype(np.intp)))
+    factors += [ActionFactor("orientation", 4, orient), ActionFactor("direction", 4, direction)]
+    feats = ActionFeatures(a, tuple(factors))
     feats.validate(spec.size, PICK_IDS)
     return feats
+
+
+def pick_afterstates(state: KeralaState, out: np.ndarray) -> None:
+    """Write into ``out`` (``PICK_IDS x AFTERSTATE_FEATURES``, zeros) what each legal pick of the player to
+    act would do to its own platform, read off the platform after the placement (rules §9 applied to it, as
+    at the end of the game); the rows of the other actions stay zero.
+
+    Per pick: the changes of the provisional total / 10, of its parts (elephant symbols / 10, coloured-edge
+    bonuses / 5, removed tiles / 10, missing colours), of the colored edges facing an empty cell / 2, then
+    the empty cells next to the two elephants after it / 8 and the occupied neighbours of the target cell /
+    4.  Differences of the total are clipped to [-4, 4] (a placement that sends a 40-tile area to removal
+    reads -4).  Picks of identical tiles to the same cell and orientation share one evaluation."""
+    from .state import score_platform
+
+    g = state.game
+    p = state.current_player
+    stacks = Q.platform(state, p)
+    standing = state.standing(p)
+    own = Q.colour(state, p)
+    els = Q.elephant_cells(state, p)
+    sc0 = state.platform_score(p)
+    total0, sym0, edg0, rem0, mis0 = sc0.total, sc0.symbols, sc0.edges, sc0.removed_tiles, sc0.missing
+    open0 = Q.open_edges(g, stacks)
+    delta = g.delta
+    cache: dict[tuple[int, int, int, int], list[float]] = {}
+    for a in state.legal_actions():
+        if a >= PICK_IDS:
+            continue
+        slot, e, d, o = a >> 5, (a >> 4) & 1, (a >> 2) & 3, a & 3
+        tile = state.offer[slot]
+        q = els[e] + delta[d]
+        key = (g.tile_type[tile], q, o, e)
+        row = cache.get(key)
+        if row is None:
+            trial = dict(stacks)
+            trial[q] = trial.get(q, ()) + (tile * 4 + o,)
+            sc = score_platform(g, trial, own, standing)
+            other = els[1 - e]
+            free = len({c + dd for c in (q, other) for dd in delta if c + dd not in trial})
+            dt = (sc.total - total0) * 0.1
+            row = cache[key] = [
+                AFTER_CLIP if dt > AFTER_CLIP else (-AFTER_CLIP if dt < -AFTER_CLIP else dt),
+                (sc.symbols - sym0) * 0.1, (sc.edges - edg0) * 0.2, (sc.removed_tiles - rem0) * 0.1,
+                float(sc.missing - mis0), (Q.open_edges(g, trial) - open0) * 0.5, free * 0.125,
+                Q.occupied_neighbours(g, stacks, q) * 0.25]
+        out[a] = row
 
 
 class KeralaObserver(Observer):
@@ -193,6 +251,13 @@ class KeralaObserver(Observer):
             spec.add("elephant_view", (2, planes, VIEW_SIDE, VIEW_SIDE),
                      "the observer's platform around each of its elephants (elephant 0 on the smaller cell): "
                      "every plane of the 5x5 cells centred on it, north-west first, zero outside the window")
+        if game.options["pick_afterstate"]:
+            spec.add("pick_afterstate", (PICK_IDS, AFTERSTATE_FEATURES),
+                     "per pick action (acting player only, else 0): what the placement does to its own platform, "
+                     "rules §9 applied after it: change of the provisional total / 10 (clipped to +-4), of "
+                     "symbols / 10, edge bonuses / 5, removed tiles / 10, missing colours, open coloured edges / 2; "
+                     "empty cells next to the elephants after it / 8, occupied neighbours of the target / 4")
+        if game.options["elephant_view"] or game.options["pick_afterstate"]:
             spec.action_features = pick_features(spec, planes)
         spec.stack("platforms", [f"platform_{i}" for i in range(n)],
                    "per seat, observer first: planes 0-4 top colour, 5 occupied, 6 symbols / 3, 7-10 coloured edge "
@@ -234,6 +299,8 @@ class KeralaObserver(Observer):
         self.zeros_globals = np.zeros(GLOBAL_FEATURES, dtype=np.float32)
         self.zeros_offer = np.zeros(5 * OFFER_FEATURES, dtype=np.float32)
         self.view = self._view_tables(game) if game.options["elephant_view"] else None
+        self.afterstate = lay["pick_afterstate"].start if "pick_afterstate" in lay else -1
+        self.zeros_afterstate = np.zeros(PICK_IDS * AFTERSTATE_FEATURES, dtype=np.float32)
         g_cells = game.num_cells
         # per window cell: flat indices inside a platform block of its planes 0-19, and of every
         # plane an emptied cell clears (0-19, and the derived 21-22)
@@ -464,6 +531,8 @@ class KeralaObserver(Observer):
         view = self.view
         if view is not None:
             parts.append(view[0])
+        if self.afterstate >= 0:
+            parts.append(self.zeros_afterstate)
         out = np.concatenate(parts)
         acting = state.current_player
         if acting == player:
@@ -488,6 +557,10 @@ class KeralaObserver(Observer):
         out[gb + G_BAG] = Q.bag_size(state) / 100.0
         r = state.rounds_played / g.total_rounds
         out[gb + G_ROUND] = r if r < 1.0 else 1.0
+        after = self.afterstate
+        if after >= 0 and acting == player and state.phase == C.PHASE_PICK:
+            pick_afterstates(state, out[after:after + PICK_IDS * AFTERSTATE_FEATURES].reshape(
+                PICK_IDS, AFTERSTATE_FEATURES))
         if view is not None:  # the observer's platform opens ``out``, its legal plane already set
             _zeros, src, dst0, dst1 = view
             p2c = g.pad_to_cell

@@ -114,6 +114,11 @@ class KeralaGame(Game):
                "observation only: add the observer's own platform seen from each of its two elephants (every "
                "plane of the 5x5 cells around it, block `elephant_view`): where a pick action places its tile",
                observation_only=True),
+        Option("pick_afterstate", False,
+               "observation only: add, per pick action of the player to act, what the placement does to its "
+               "platform (rules §9 applied after it: provisional total and its parts, open edges, free cells; block "
+               "`pick_afterstate`, rules §13.5): a network's action head scores each pick from it",
+               observation_only=True),
     )
 
     def _setup(self) -> None:
