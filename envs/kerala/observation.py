@@ -180,8 +180,9 @@ def pick_afterstates(state: KeralaState, out: np.ndarray) -> None:
     bonuses / 5, removed tiles / 10, missing colours), of the colored edges facing an empty cell / 2, then
     the empty cells next to the two elephants after it / 8 and the occupied neighbours of the target cell /
     4.  Differences of the total are clipped to [-4, 4] (a placement that sends a 40-tile area to removal
-    reads -4).  Picks of identical tiles to the same cell and orientation share one evaluation."""
-    from .state import score_platform
+    reads -4).  Picks of identical tiles to the same cell and orientation share one evaluation, and each
+    refills only the areas around its target (``update_areas``)."""
+    from .state import score_platform, update_areas
 
     g = state.game
     p = state.current_player
@@ -190,6 +191,7 @@ def pick_afterstates(state: KeralaState, out: np.ndarray) -> None:
     own = Q.colour(state, p)
     els = Q.elephant_cells(state, p)
     sc0 = state.platform_score(p)
+    areas0 = state.platform_areas(p)
     total0, sym0, edg0, rem0, mis0 = sc0.total, sc0.symbols, sc0.edges, sc0.removed_tiles, sc0.missing
     open0 = Q.open_edges(g, stacks)
     delta = g.delta
@@ -205,7 +207,7 @@ def pick_afterstates(state: KeralaState, out: np.ndarray) -> None:
         if row is None:
             trial = dict(stacks)
             trial[q] = trial.get(q, ()) + (tile * 4 + o,)
-            sc = score_platform(g, trial, own, standing)
+            sc = score_platform(g, trial, own, standing, areas=update_areas(g, areas0, trial, (q,)))
             other = els[1 - e]
             free = len({c + dd for c in (q, other) for dd in delta if c + dd not in trial})
             dt = (sc.total - total0) * 0.1
