@@ -4,13 +4,12 @@ ships.  The network here is tiny and random, written to a temporary folder."""
 
 from __future__ import annotations
 
-import shutil
-
 import numpy as np
 import pytest
 
 import meeplezoo.agents.pretrained as pretrained
 from meeplezoo.agents import make
+from meeplezoo.agents.checkpoint import blocknet_shapes
 from meeplezoo.agents.network import NetworkAgent, PolicyValueNet
 from meeplezoo.agents.seat_layout import SeatLayout, seatnet_shapes
 from meeplezoo.agents.seatnet import SeatPolicyValueNet
@@ -18,27 +17,24 @@ from meeplezoo.registry import make_game
 
 TINY = {"channels": 2, "seat_hidden": 4, "global_hidden": 4, "trunk_hidden": 8, "cell_hidden": 2,
         "value_hidden": 2, "action_hidden": 0}
+BLOCK_TINY = {"channels": 2, "conv_layers": 1, "flat_hidden": 4, "trunk_hidden": 8}
 
 
 @pytest.fixture
 def folder(tmp_path, monkeypatch):
-    """A pretrained folder holding the shipped Kerala 2-player network and a random Kerala seat network for
-    2..5 players."""
+    """A pretrained folder holding a random Kerala 2-player block network and a random Kerala seat network
+    for 2..5 players."""
     monkeypatch.setattr(pretrained, "FOLDER", tmp_path)
-    shutil.copy(_shipped("kerala-2p.zip"), tmp_path / "kerala-2p.zip")
-    game = make_game("kerala", 3)
     rng = np.random.default_rng(0)
+    two = make_game("kerala", 2)
+    block = {k: rng.normal(0, 0.1, s).astype(np.float32) for k, s in blocknet_shapes(two, BLOCK_TINY).items()}
+    PolicyValueNet(two, block, BLOCK_TINY).save(tmp_path / "kerala-2p.zip")
+    game = make_game("kerala", 3)
     shapes = seatnet_shapes(SeatLayout(game), TINY)
     arrays = {k: rng.normal(0, 0.3, s).astype(np.float32) for k, s in shapes.items()}
     net = SeatPolicyValueNet(game, arrays, TINY, seat_counts=(2, 3, 4, 5))
     net.save(tmp_path / "kerala.zip", algorithm="exit", training_cpu_seconds=1.0)
     return tmp_path
-
-
-def _shipped(name: str):
-    from pathlib import Path
-
-    return Path(pretrained.__file__).resolve().parent / name
 
 
 def _steps(game, agents, seed: int, steps: int) -> None:
