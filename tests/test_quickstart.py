@@ -27,8 +27,16 @@ def test_two_players_by_default_with_the_shipped_network():
     assert "pretrained-search=pretrained:sims=100" in lines[3] and "--players 2" in lines[3]
 
 
-def test_a_count_without_a_shipped_network_says_so_and_runs_the_rest():
-    out = _dry(GAME="kerala", PLAYERS="4")
+def test_a_count_without_a_shipped_network_says_so_and_runs_the_rest(tmp_path):
+    # every count of every game has a shipped network: the script's Python sees an empty pretrained folder here
+    # (a sitecustomize module on its path points the folder elsewhere before the script's checks run)
+    empty = tmp_path / "no_networks"
+    empty.mkdir()
+    (tmp_path / "sitecustomize.py").write_text(
+        "import meeplezoo.agents.pretrained as p\n"
+        f"p.FOLDER = __import__('pathlib').Path({str(empty)!r})\n")
+    path = os.pathsep.join(x for x in (str(tmp_path), os.environ.get("PYTHONPATH", "")) if x)
+    out = _dry(GAME="kerala", PLAYERS="4", PYTHONPATH=path)
     assert out.returncode == 0, out.stderr
     message, train, league = out.stdout.splitlines()
     assert "no shipped network plays kerala at 4 players" in message
