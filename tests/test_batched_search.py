@@ -71,7 +71,7 @@ def test_searches_in_lockstep_decide_as_each_alone():
 
 
 def test_pooled_answers_are_the_single_answers_bit_for_bit():
-    net = _net("kerala")  # convolutions, cell features and the action head
+    net = _net("kerala")  # a seat network: convolutions per seat and the action head over the picks
     states = _positions("kerala", 5)
     evs = [NetworkEvaluator(net), NetworkEvaluator(net, values=False)]
     requests = [Request(evs[i % 2], [s]) for i, s in enumerate(states)] + [Request(evs[0], states[:2], [0, 1])]

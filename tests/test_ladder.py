@@ -46,8 +46,9 @@ def test_every_configuration_has_a_ladder_with_the_whole_range():
     for s in ladder_specs():
         labels = [m[0] for m in s.members()]
         assert labels[:5] == ["random", "heuristic", "search-8", "search-24", "search-64"]
-        # a network ships there: every game at 2 players, Asara's seat network at 3-4, Hawaii's at 3-5
-        shipped = s.num_players == 2 or (s.game == "asara" and s.num_players in (3, 4)) or s.game == "hawaii"
+        # a network ships there: every game at 2 players, Asara's seat network at 3-4, Hawaii's and Kerala's at 3-5
+        shipped = s.num_players == 2 or (s.game == "asara" and s.num_players in (3, 4)) or s.game in ("hawaii",
+                                                                                                      "kerala")
         assert ("network" in labels) == (shipped and not s.options), s.key
     assert find_spec("asara", 3, {"version": "professional"}).key == "asara-3p-professional"
     with pytest.raises(ValueError, match="only the variant options"):
