@@ -113,7 +113,7 @@ def main() -> int:
               f"{r['seat_b32']:>9,} {r['block_b32']:>9,} {r['ratio_b32']:>6.2f}", flush=True)
     out = {"what": "Kerala network evaluations per CPU-second, one BLAS thread: the seat network against the block "
                    "network that shipped before it",
-           "seat_network": {"which": which, "config": dict(seat.config), "options": seat.game.non_default_options(),
+           "seat_network": {"which": which, "config": dict(seat.config), "options": dict(seat.game.non_default_options),
                             "parameters": seat.num_parameters},
            "block_network": {"config": REFERENCE_BLOCK, "options": OPTIONS, "parameters": block_parameters},
            "machine": {"cpu_count": os.cpu_count(), "python": platform.python_version(),
