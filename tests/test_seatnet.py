@@ -121,8 +121,8 @@ def test_checkpoint_round_trip_float16(tmp_path):
 def test_load_network_reads_a_block_network():
     from meeplezoo.agents.pretrained import checkpoint_path
 
-    net = load_network(checkpoint_path("kerala", 2))
-    assert isinstance(net, PolicyValueNet)
+    net = load_network(checkpoint_path("haus_der_sonne", 2))  # Haus der Sonne ships a 2-player block network
+    assert isinstance(net, PolicyValueNet) and not isinstance(net, SeatPolicyValueNet)
 
 
 def test_seat_network_plays_every_count(tmp_path):
