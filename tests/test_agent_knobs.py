@@ -8,7 +8,7 @@ import pytest
 
 from meeplezoo.agents import agent_knobs, format_spec, make, spec_options
 from meeplezoo.agents.mcts import MCTSAgent
-from meeplezoo.agents.network import NET_KNOBS, NetworkAgent, PolicyValueNet, network_search
+from meeplezoo.agents.network import NET_KNOBS, NetworkAgent, load_network, network_search
 from meeplezoo.agents.pretrained import PRETRAINED_KNOBS, checkpoint_path
 from meeplezoo.agents.registry import _known_options, known_agents
 from meeplezoo.agents.search import NETWORK_SEARCH_KNOBS, SEARCH_KNOBS
@@ -83,7 +83,7 @@ def test_python_options_go_through_the_same_table():
         MCTSAgent(sims=True)
     with pytest.raises(ValueError, match="mcts: unknown option 'simz'"):
         MCTSAgent(simz=3)
-    net = PolicyValueNet.load(checkpoint_path("kerala", 2))
+    net = load_network(checkpoint_path("kerala", 2))
     with pytest.raises(ValueError, match="net: temperature must be a number > 0"):
         NetworkAgent(net, temperature=0)
     with pytest.raises(ValueError, match="prior is the network"):
@@ -96,7 +96,7 @@ def test_one_default_per_knob_and_the_search_reads_them():
         want = knob.default
         got = plain.time_limit if knob.name == "time" else getattr(plain, knob.name)
         assert got == want, knob.name
-    net = PolicyValueNet.load(checkpoint_path("kerala", 2))
+    net = load_network(checkpoint_path("kerala", 2))
     guided = network_search(net)
     assert guided.sims == NETWORK_SEARCH_KNOBS["sims"].default and guided.c == NETWORK_SEARCH_KNOBS["c"].default
     assert network_search(net, time=0.1).sims is None  # a time alone is the whole budget

@@ -9,16 +9,25 @@ import pytest
 from test_batched_search import _positions
 
 from meeplezoo.agents import make as make_agent
-from meeplezoo.agents.network import NetworkEvaluator, PolicyValueNet, full_config, masked_softmax, network_search
+from meeplezoo.agents.network import (
+    NetworkEvaluator,
+    PolicyValueNet,
+    full_config,
+    load_network,
+    masked_softmax,
+    network_search,
+)
 from meeplezoo.agents.pretrained import checkpoint_path
 from meeplezoo.agents.search import GumbelRoot, HeuristicPrior, Request, Tree, answer_all, considered_visits, lockstep
 from meeplezoo.agents.search.gumbel import completed_q, sigma
+from meeplezoo.agents.seatnet import SeatPolicyValueNet
 from meeplezoo.envs.core.rng import Rng
 from meeplezoo.registry import make_game
 
 
-def _net(game_name: str = "kerala") -> PolicyValueNet:
-    return PolicyValueNet.load(str(checkpoint_path(game_name, 2)), make_game(game_name, 2))
+def _net(game_name: str = "kerala") -> PolicyValueNet | SeatPolicyValueNet:
+    """The shipped 2-player network (Kerala's is a seat network)."""
+    return load_network(str(checkpoint_path(game_name, 2)), make_game(game_name, 2))
 
 
 def _same(a, b) -> None:

@@ -179,8 +179,8 @@ def pick_afterstates(state: KeralaState, out: np.ndarray) -> None:
     Per pick: the changes of the provisional total / 10, of its parts (elephant symbols / 10, coloured-edge
     bonuses / 5, removed tiles / 10, missing colours), of the colored edges facing an empty cell / 2, then
     the empty cells next to the two elephants after it / 8 and the occupied neighbours of the target cell /
-    4.  Differences of the total are clipped to [-4, 4] (a placement that sends a 40-tile area to removal
-    reads -4).  Picks of identical tiles to the same cell and orientation share one evaluation, and each
+    4.  Every value is clipped to [-4, 4], the block's declared range (a placement that sends a 40-tile area
+    to removal reads -4).  Picks of identical tiles to the same cell and orientation share one evaluation, and each
     refills only the areas around its target (``update_areas``)."""
     from .state import score_platform, update_areas
 
@@ -210,13 +210,14 @@ def pick_afterstates(state: KeralaState, out: np.ndarray) -> None:
             sc = score_platform(g, trial, own, standing, areas=update_areas(g, areas0, trial, (q,)))
             other = els[1 - e]
             free = len({c + dd for c in (q, other) for dd in delta if c + dd not in trial})
-            dt = (sc.total - total0) * 0.1
+            dt = (sc.total - total0) * 0.1  # clipped with the rest below
             row = cache[key] = [
-                AFTER_CLIP if dt > AFTER_CLIP else (-AFTER_CLIP if dt < -AFTER_CLIP else dt),
+                dt,
                 (sc.symbols - sym0) * 0.1, (sc.edges - edg0) * 0.2, (sc.removed_tiles - rem0) * 0.1,
                 float(sc.missing - mis0), (Q.open_edges(g, trial) - open0) * 0.5, free * 0.125,
                 Q.occupied_neighbours(g, stacks, q) * 0.25]
         out[a] = row
+    np.clip(out, -AFTER_CLIP, AFTER_CLIP, out=out)
 
 
 class KeralaObserver(Observer):
@@ -258,7 +259,8 @@ class KeralaObserver(Observer):
                      "per pick action (acting player only, else 0): what the placement does to its own platform, "
                      "rules §9 applied after it: change of the provisional total / 10 (clipped to +-4), of "
                      "symbols / 10, edge bonuses / 5, removed tiles / 10, missing colours, open coloured edges / 2; "
-                     "empty cells next to the elephants after it / 8, occupied neighbours of the target / 4")
+                     "empty cells next to the elephants after it / 8, occupied neighbours of the target / 4; every "
+                     "value clipped to +-4", low=-AFTER_CLIP, high=AFTER_CLIP)
         if game.options["elephant_view"] or game.options["pick_afterstate"]:
             spec.action_features = pick_features(spec, planes)
         spec.stack("platforms", [f"platform_{i}" for i in range(n)],
