@@ -119,7 +119,7 @@ VIEW_RADIUS = 2  # the elephant view: the (2r+1)^2 cells centred on an elephant
 VIEW_SIDE = 2 * VIEW_RADIUS + 1
 #: features per pick action in the ``pick_afterstate`` block (:func:`pick_afterstates`)
 AFTERSTATE_FEATURES = 8
-#: where the change of the provisional total (in tens of points) is clipped in that block
+#: the range every value of that block is clipped to (the change of the total is in tens of points)
 AFTER_CLIP = 4.0
 
 
@@ -208,12 +208,10 @@ def pick_afterstates(state: KeralaState, out: np.ndarray) -> None:
             trial = dict(stacks)
             trial[q] = trial.get(q, ()) + (tile * 4 + o,)
             sc = score_platform(g, trial, own, standing, areas=update_areas(g, areas0, trial, (q,)))
-            other = els[1 - e]
-            free = len({c + dd for c in (q, other) for dd in delta if c + dd not in trial})
-            dt = (sc.total - total0) * 0.1  # clipped with the rest below
+            free = len(Q.free_cells_around(g, trial, (q, els[1 - e])))
             row = cache[key] = [
-                dt,
-                (sc.symbols - sym0) * 0.1, (sc.edges - edg0) * 0.2, (sc.removed_tiles - rem0) * 0.1,
+                (sc.total - total0) * 0.1, (sc.symbols - sym0) * 0.1, (sc.edges - edg0) * 0.2,
+                (sc.removed_tiles - rem0) * 0.1,
                 float(sc.missing - mis0), (Q.open_edges(g, trial) - open0) * 0.5, free * 0.125,
                 Q.occupied_neighbours(g, stacks, q) * 0.25]
         out[a] = row
@@ -257,7 +255,7 @@ class KeralaObserver(Observer):
         if game.options["pick_afterstate"]:
             spec.add("pick_afterstate", (PICK_IDS, AFTERSTATE_FEATURES),
                      "per pick action (acting player only, else 0): what the placement does to its own platform, "
-                     "rules §9 applied after it: change of the provisional total / 10 (clipped to +-4), of "
+                     "rules §9 applied after it: change of the provisional total / 10, of "
                      "symbols / 10, edge bonuses / 5, removed tiles / 10, missing colours, open coloured edges / 2; "
                      "empty cells next to the elephants after it / 8, occupied neighbours of the target / 4; every "
                      "value clipped to +-4", low=-AFTER_CLIP, high=AFTER_CLIP)
