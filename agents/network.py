@@ -281,13 +281,14 @@ class NetworkEvaluator(Evaluator):
     the search passes determinizations of the searching player's information), the batch goes through
     the network at once, and the egocentric values are turned into one value per seat.  With a ``heuristic``
     (a :class:`~meeplezoo.agents.search.HeuristicPrior`) and a ``weight`` w > 0 the prior is the blend
-    ``(1 - w) * network + w * heuristic`` over the legal actions (the values stay the network's).
+    ``(1 - w) * network + w * heuristic`` over the legal actions (the values stay the network's); with
+    ``leaf_mix`` m > 0 the search blends each value with its own rollout's, ``(1 - m) * network + m * rollout``.
     """
 
     provides_values = True
 
     def __init__(self, net: PolicyValueNet, values: bool = True, heuristic: HeuristicPrior | None = None,
-                 weight: float = 0.0) -> None:
+                 weight: float = 0.0, leaf_mix: float = 0.0) -> None:
         if not 0 <= weight <= 1 or (weight > 0 and heuristic is None):
             raise ValueError(f"NetworkEvaluator: weight must be in [0, 1], and above 0 only with a heuristic; got "
                              f"{weight!r} with heuristic {heuristic!r}")
@@ -296,6 +297,8 @@ class NetworkEvaluator(Evaluator):
         self.provides_values = bool(values)
         self.heuristic = heuristic if weight > 0 else None
         self.weight = float(weight)
+        #: the search blends each leaf's value: (1 - leaf_mix) * the value head's + leaf_mix * its rollout's
+        self.leaf_mix = float(leaf_mix) if values else 0.0
         self.calls = 0
         self.states = 0
 
@@ -459,12 +462,18 @@ def network_search(net: Any, game: Any = None, num_players: int | None = None,
     before the value head has learned anything).  ``heuristic_prior=w`` (w > 0) blends the game heuristic's
     prior (:class:`~meeplezoo.agents.search.HeuristicPrior` at ``prior_temp`` and ``prior_weight``, the tuned
     search's) into the network's: ``(1 - w) * network + w * heuristic``; a game without a heuristic refuses it.
+    ``leaf_mix=m`` (m > 0, with ``leaf="network"``) values each leaf ``(1 - m) * value head + m * rollout``,
+    the rollout the plain search's (``rollout_depth=0``: the game's cut-off value of the leaf itself, the
+    provisional score margin; AlphaGo's mixing of a value network with rollouts).
     """
     settings = search_settings((), options, NETWORK_SEARCH_KNOBS)
     del settings["prior"]  # the network (the table refuses any other)
     if isinstance(net, (str, Path)):
         net = load_network(net, game, num_players)
-    leaf, weight = settings.pop("leaf"), settings.pop("heuristic_prior")
+    leaf, weight, mix = settings.pop("leaf"), settings.pop("heuristic_prior"), settings.pop("leaf_mix")
+    if mix > 0 and leaf != "network":
+        raise ValueError(f"{NETWORK_SEARCH_KNOBS.who}: leaf_mix={mix:g} blends the value head with the rollouts, "
+                         f"and leaf={leaf!r} has no value head in it (leaf_mix needs leaf=network)")
     heuristic = None
     if weight > 0:
         name = net.game.name
@@ -472,7 +481,7 @@ def network_search(net: Any, game: Any = None, num_players: int | None = None,
             raise ValueError(f"{NETWORK_SEARCH_KNOBS.who}: heuristic_prior={weight:g} blends in the game "
                              f"heuristic's prior, and {name!r} has no heuristic (heuristic_prior must be 0)")
         heuristic = HeuristicPrior(make("heuristic", name, seed=seed), settings["prior_temp"], settings["prior_weight"])
-    prior = NetworkEvaluator(net, values=leaf == "network", heuristic=heuristic, weight=weight)
+    prior = NetworkEvaluator(net, values=leaf == "network", heuristic=heuristic, weight=weight, leaf_mix=mix)
     agent = MCTSAgent(game=net.game.name, seed=seed, prior=prior, **settings)
     agent.network = net  # type: ignore[attr-defined]
     return agent

@@ -267,3 +267,47 @@ def test_search_defaults_are_the_one_source_of_the_tuned_settings(name):
     given = {k: v for k, v in SETTINGS_BEFORE.get(name, {}).items() if k != "time"}
     assert _settings(make_agent("mcts:sims=30", name, seed=0)) == _settings(
         MCTSAgent(game=name, seed=0, **{**given, "sims": 30}))
+
+
+# -- leaf_mix: the value head blended with the plain search's leaf value ------------------------------------
+class ScaledCutoff(Evaluator):
+    """A value head that answers k times the cut-off value (uniform priors), with the search's ``leaf_mix``."""
+
+    provides_values = True
+
+    def __init__(self, k: float, leaf_mix: float = 0.0) -> None:
+        from meeplezoo.agents.search import ScoreEvaluator
+
+        self.k, self.leaf_mix, self.cut = k, leaf_mix, ScoreEvaluator()
+
+    def evaluate(self, states: list[Any]) -> tuple[Any, Any]:
+        return ([s.legal_mask().astype(np.float64) for s in states],
+                [[self.k * x for x in self.cut.value(s)] for s in states])
+
+
+@pytest.mark.parametrize(("k", "mix", "same_as"), [(3.0, 0.5, 2.0), (3.0, 1.0, 1.0), (2.0, 0.25, 1.75)])
+def test_leaf_mix_blends_each_leaf_value_with_the_rollouts(k, mix, same_as):
+    """At rollout_depth=0 the rollout's value is the cut-off's, so a head answering k x cut-off mixed at m
+    values every leaf (k(1 - m) + m) x cut-off: the same search, visit for visit, as a head answering that."""
+    s = meeplezoo.make_game("kerala", num_players=3).new_state(5)
+    kw = {"seed": 0, "sims": 60, "rollout_depth": 0, "c": 1.5}
+    mixed = MCTSAgent(prior=ScaledCutoff(k, mix), **kw).search(s.clone())
+    plain = MCTSAgent(prior=ScaledCutoff(same_as), **kw).search(s.clone())
+    assert np.array_equal(mixed.visits, plain.visits)
+    seen = plain.visits > 0
+    assert np.allclose(mixed.values[seen], plain.values[seen])
+    unmixed = MCTSAgent(prior=ScaledCutoff(k), **kw).search(s.clone())
+    assert not np.allclose(unmixed.values[seen], plain.values[seen])
+
+
+def test_leaf_mix_is_a_network_search_knob():
+    from meeplezoo.agents.network import network_search
+
+    agent = make_agent("pretrained:sims=4:leaf_mix=0.3:rollout_depth=0", game="kerala", num_players=2, seed=0)
+    assert agent.engine.source.leaf_mix == 0.3
+    s = meeplezoo.make_game("kerala", num_players=2, **agent.network.game.options).new_state(1)
+    assert s.legal_mask()[agent.act(None, s.legal_mask(), state=s)]
+    with pytest.raises(ValueError, match="leaf_mix=0.5 blends the value head with the rollouts"):
+        network_search(agent.network, leaf="rollout", leaf_mix=0.5)
+    with pytest.raises(ValueError, match="leaf_mix"):
+        make_agent("pretrained:sims=4:leaf_mix=1.5", game="kerala", num_players=2)

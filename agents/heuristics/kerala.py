@@ -88,71 +88,54 @@ class KeralaHeuristic(Agent):
         return self._rotate(state, legal)
 
     def _pick(self, state: KeralaState, legal: np.ndarray) -> int:
-        p = state.current_player
-        stacks = Q.platform(state, p)
-        standing = state.standing(p)
-        els = Q.elephant_cells(state, p)
+        look = Q.pick_lookahead(state)
         best, best_a = -1e9, int(legal[0])
         pass_action = None
-        cache: dict[tuple[int, int, int, int], float] = {}
         for a in legal.tolist():
             if a >= PICK_IDS:
                 pass_action = a if pass_action is None else pass_action
                 continue
-            v = self._placement_value(state, p, stacks, standing, els, a, cache)
+            v = self._placement_value(look.effect(a))
             v += 1e-6 * self.rng.random()  # break ties at random
             if v > best:
                 best, best_a = v, a
         if pass_action is not None:
-            v_pass = self._value(state, p, stacks, standing - 1) + FREEDOM_WEIGHT * self._freedom(
-                state, stacks, tuple(els))
-            if v_pass > best + self.pass_margin:
+            if self._pass_value(state, look) > best + self.pass_margin:
                 return pass_action
         return best_a
 
-    def _placement_value(self, state: KeralaState, p: int, stacks: dict, standing: int, els: list[int], a: int,
-                         cache: dict[tuple[int, int, int, int], float]) -> float:
-        """The value of pick-and-place action ``a`` (tiles of one type on one cell and rotation share it)."""
-        g = state.game
-        slot, e, d, o = a >> 5, (a >> 4) & 1, (a >> 2) & 3, a & 3
-        tile = Q.offer_tile(state, slot)
-        q = Q.step(g, els[e], d)
-        key = (Q.tile_type(g, tile), q, o, e)
-        v = cache.get(key)
-        if v is None:
-            trial = dict(stacks)
-            trial[q] = trial.get(q, ()) + (tile * 4 + o,)
-            moved = (q, els[1 - e])
-            v = self._value(state, p, trial, standing) + FREEDOM_WEIGHT * self._freedom(state, trial, moved)
-            v += COMPACT_WEIGHT * Q.occupied_neighbours(g, stacks, q)
-            cache[key] = v
-        return v
+    @staticmethod
+    def _placement_value(eff: Q.PickEffect) -> float:
+        """The value of a pick-and-place from its effect on the platform (``queries.pick_lookahead``)."""
+        v = eff.total + OPEN_EDGE_BONUS * eff.open_edges + FREEDOM_WEIGHT * eff.free
+        return v + COMPACT_WEIGHT * eff.occupied
+
+    def _pass_value(self, state: KeralaState, look: Q.PickLookahead) -> float:
+        """The value of passing: the platform as it stands with one elephant more lying down."""
+        p = state.current_player
+        return self._value(state, p, Q.platform(state, p), state.standing(p) - 1) + FREEDOM_WEIGHT * look.before.free
 
     def action_scores(self, state: KeralaState, legal: list[int]) -> list[float] | None:
         """Pick phase: the value ``act`` gives each action in ``legal`` (a pass scores its value less the
         pass margin, since ``act`` passes only when it beats the best placement by that margin); None in
         the other phases, where ``act`` decides without scoring every action.
 
-        Read by search as a prior; it uses nothing ``act`` would not, and no random numbers.
+        Read by search as a prior; it uses nothing ``act`` would not, and no random numbers.  The
+        placements' values come from the position's one-step lookahead (``queries.pick_lookahead``), which
+        the ``pick_afterstate`` observation shares.
         """
         if state.phase != C.PHASE_PICK:
             return None
-        p = state.current_player
-        stacks = Q.platform(state, p)
-        standing = state.standing(p)
-        els = Q.elephant_cells(state, p)
-        cache: dict[tuple[int, int, int, int], float] = {}
+        look = Q.pick_lookahead(state)
         out = []
         v_pass = None
         for a in legal:
             if a >= PICK_IDS:
                 if v_pass is None:
-                    v_pass = self._value(state, p, stacks, standing - 1) + FREEDOM_WEIGHT * self._freedom(
-                        state, stacks, tuple(els)) - self.pass_margin
+                    v_pass = self._pass_value(state, look) - self.pass_margin
                 out.append(v_pass)
                 continue
-            v = self._placement_value(state, p, stacks, standing, els, a, cache)
-            out.append(v)
+            out.append(self._placement_value(look.effect(a)))
         return out
 
     def _move_elephant(self, state: KeralaState, legal: np.ndarray) -> int:

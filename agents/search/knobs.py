@@ -112,6 +112,9 @@ NETWORK_SEARCH_KNOBS = SEARCH_KNOBS.extend("netmcts", [
     Knob("prior", object, None, "the network (not a setting)", check=_no_prior),
     Knob("leaf", str, "network", "how leaves are valued: the network's value head, or the plain search's "
          "rollouts and cut-offs (the network is then the prior only)", choices=LEAF_KINDS),
+    Knob("leaf_mix", float, 0.0, "with leaf=network, the share m of the plain search's leaf value (its "
+         "rollout, or the cut-off at rollout_depth=0) in each leaf's: (1 - m) * network + m * rollout (AlphaGo's "
+         "mixing; 0: the value head alone)", low=0, high=1),
     Knob("heuristic_prior", float, 0.0, "weight w of the game heuristic's prior (the tuned search's, at "
          "prior_temp) blended into the network's: (1 - w) * network + w * heuristic over the legal actions; "
          "the values stay the network's (0: the network alone)", low=0, high=1),

@@ -309,7 +309,8 @@ class Search:
     def _evaluate(self, states: list[Any], depths: list[int],
                   nodes: list[int]) -> Generator[Request, Any, list[list[float]]]:
         """The leaves' reward vectors from the prior when it provides values (its priors kept at the leaf
-        nodes; a request), else from the rollouts; a value the prior leaves out (None) is rolled out."""
+        nodes; a request), else from the rollouts; a value the prior leaves out (None) is rolled out, and a
+        prior with a ``leaf_mix`` m > 0 gets ``(1 - m) * its value + m * the rollout's``."""
         src = self.source
         if src is None or not src.provides_values:
             return self.rollout.evaluate_leaves(states, depths)[1]
@@ -318,6 +319,10 @@ class Search:
         for j, leaf in enumerate(nodes):
             if priors is not None and priors[j] is not None and P[leaf] is None:
                 P[leaf] = normalised(priors[j], states[j].legal_actions())
+        mix = getattr(src, "leaf_mix", 0.0)
+        if mix > 0:  # the prior's values blended with the plain search's (the states are not needed after)
+            return [[(1.0 - mix) * float(x) + mix * y for x, y in zip(v, self.rollout.rollout(s, d))]
+                    if v is not None else self.rollout.rollout(s, d) for v, s, d in zip(values, states, depths)]
         return [[float(x) for x in v] if v is not None else self.rollout.rollout(s, d)
                 for v, s, d in zip(values, states, depths)]
 

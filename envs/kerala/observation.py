@@ -180,40 +180,22 @@ def pick_afterstates(state: KeralaState, out: np.ndarray) -> None:
     bonuses / 5, removed tiles / 10, missing colours), of the colored edges facing an empty cell / 2, then
     the empty cells next to the two elephants after it / 8 and the occupied neighbours of the target cell /
     4.  Every value is clipped to [-4, 4], the block's declared range (a placement that sends a 40-tile area
-    to removal reads -4).  Picks of identical tiles to the same cell and orientation share one evaluation, and each
-    refills only the areas around its target (``update_areas``)."""
-    from .state import score_platform, update_areas
-
-    g = state.game
-    p = state.current_player
-    stacks = Q.platform(state, p)
-    standing = state.standing(p)
-    own = Q.colour(state, p)
-    els = Q.elephant_cells(state, p)
-    sc0 = state.platform_score(p)
-    areas0 = state.platform_areas(p)
-    total0, sym0, edg0, rem0, mis0 = sc0.total, sc0.symbols, sc0.edges, sc0.removed_tiles, sc0.missing
-    open0 = Q.open_edges(g, stacks)
-    delta = g.delta
-    cache: dict[tuple[int, int, int, int], list[float]] = {}
+    to removal reads -4).  The values come from the position's one-step lookahead
+    (:func:`~meeplezoo.envs.kerala.queries.pick_lookahead`), which the heuristic reads too: a search that
+    uses both pays for it once per position."""
+    look = Q.pick_lookahead(state)
+    b = look.before
+    rows: dict[Q.PickEffect, list[float]] = {}
     for a in state.legal_actions():
         if a >= PICK_IDS:
             continue
-        slot, e, d, o = a >> 5, (a >> 4) & 1, (a >> 2) & 3, a & 3
-        tile = state.offer[slot]
-        q = els[e] + delta[d]
-        key = (g.tile_type[tile], q, o, e)
-        row = cache.get(key)
+        eff = look.effect(a)
+        row = rows.get(eff)
         if row is None:
-            trial = dict(stacks)
-            trial[q] = trial.get(q, ()) + (tile * 4 + o,)
-            sc = score_platform(g, trial, own, standing, areas=update_areas(g, areas0, trial, (q,)))
-            free = len(Q.free_cells_around(g, trial, (q, els[1 - e])))
-            row = cache[key] = [
-                (sc.total - total0) * 0.1, (sc.symbols - sym0) * 0.1, (sc.edges - edg0) * 0.2,
-                (sc.removed_tiles - rem0) * 0.1,
-                float(sc.missing - mis0), (Q.open_edges(g, trial) - open0) * 0.5, free * 0.125,
-                Q.occupied_neighbours(g, stacks, q) * 0.25]
+            row = rows[eff] = [
+                (eff.total - b.total) * 0.1, (eff.symbols - b.symbols) * 0.1, (eff.edges - b.edges) * 0.2,
+                (eff.removed_tiles - b.removed_tiles) * 0.1, float(eff.missing - b.missing),
+                (eff.open_edges - b.open_edges) * 0.5, eff.free * 0.125, eff.occupied * 0.25]
         out[a] = row
     np.clip(out, -AFTER_CLIP, AFTER_CLIP, out=out)
 

@@ -8,7 +8,7 @@ observations name.  They read, never change, the state.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:  # pragma: no cover
     from .state import KeralaGame, KeralaState
@@ -115,3 +115,109 @@ def open_edges(game: KeralaGame, plat: Platform) -> int:
         if edge[code] >= 0 and cell + delta[code & 3] not in plat:
             n += 1
     return n
+
+
+# -- the pick decision's one-step lookahead -----------------------------------------------------------
+class PickEffect(NamedTuple):
+    """The platform of the player to act after one pick-and-place (or as it stands, for ``before``), with
+    rules §9 applied to it as at the end of the game."""
+
+    total: int  #: the provisional total (§9)
+    symbols: int  #: its parts: elephant symbols of the kept areas,
+    edges: int  #: coloured-edge bonuses,
+    removed_tiles: int  #: tiles that would be removed,
+    missing: int  #: missing colours
+    open_edges: int  #: coloured edges on top facing an empty cell (:func:`open_edges`)
+    free: int  #: empty cells next to the two elephants (after the placement: the target and the other one)
+    occupied: int  #: occupied neighbours of the target cell before the placement (0 for ``before``)
+
+
+class PlatformLookahead:
+    """The placements' effects on one player's platform (:class:`PickEffect`), for every position that shows
+    the same platform, elephants and passes: a snapshot of them, and a memo of the placements evaluated.
+
+    Shared through :func:`pick_lookahead` by the positions that hold the same tokens of ``state.changes``
+    for that player's platform and seat (a search's sibling positions, where another player moved)."""
+
+    __slots__ = ("game", "before", "_stacks", "_standing", "_own", "_els", "_areas", "_memo")
+
+    def __init__(self, state: KeralaState, player: int) -> None:
+        g = state.game
+        self.game = g
+        self._stacks = stacks = dict(platform(state, player))  # a snapshot: the state's dict changes in place
+        self._standing = state.standing(player)
+        self._own = colour(state, player)
+        self._els = els = tuple(elephant_cells(state, player))
+        self._areas = state.platform_areas(player)  # immutable
+        sc = state.platform_score(player)
+        self.before = PickEffect(sc.total, sc.symbols, sc.edges, sc.removed_tiles, sc.missing,
+                                 open_edges(g, stacks), len(free_cells_around(g, stacks, els)), 0)
+        self._memo: dict[tuple[int, int, int, int], PickEffect] = {}
+
+    def place(self, tile: int, e: int, d: int, o: int) -> PickEffect:
+        """The platform after ``tile`` is put in orientation ``o`` next to elephant ``e`` in direction ``d``
+        (the elephant walks onto it)."""
+        from .state import score_platform, update_areas
+
+        g = self.game
+        els = self._els
+        q = els[e] + g.delta[d]
+        code = tile * 4 + o
+        key = (g.tile_type[tile], q, o, els[1 - e])
+        eff = self._memo.get(key)
+        if eff is None:
+            stacks = self._stacks
+            trial = dict(stacks)
+            trial[q] = trial.get(q, ()) + (code,)
+            sc = score_platform(g, trial, self._own, self._standing,
+                                areas=update_areas(g, self._areas, trial, (q,)))
+            eff = self._memo[key] = PickEffect(
+                sc.total, sc.symbols, sc.edges, sc.removed_tiles, sc.missing, open_edges(g, trial),
+                len(free_cells_around(g, trial, (q, els[1 - e]))), occupied_neighbours(g, stacks, q))
+        return eff
+
+
+class PickLookahead:
+    """What each pick-and-place of the player to act would do to its platform: :meth:`effect` per action,
+    ``before`` for the platform as it stands.
+
+    Got from :func:`pick_lookahead`, which keeps it on the state until the next action, so the readers of
+    one position (the heuristic, its prior in the search, the ``pick_afterstate`` observation) pay for it
+    once; positions with the same platform, elephants and passes for the player to act share the
+    evaluations (:class:`PlatformLookahead`).  Picks of identical tiles to the same cell and orientation
+    share one evaluation, and each refills only the areas around its target cell."""
+
+    __slots__ = ("offer", "platform", "before")
+
+    def __init__(self, state: KeralaState, shared: PlatformLookahead) -> None:
+        self.offer = tuple(state.offer)
+        self.platform = shared
+        self.before = shared.before
+
+    def effect(self, action: int) -> PickEffect:
+        """The platform after pick action ``action`` (slot, elephant, direction, orientation packed as
+        in the action codec; it must be a placement of this position)."""
+        return self.platform.place(self.offer[action >> 5], (action >> 4) & 1, (action >> 2) & 3, action & 3)
+
+
+#: platform lookaheads by (player, platform token, seat token) of ``state.changes``: the tokens are fresh
+#: objects per change, so a key names one platform of one game's line of play (cleared when full)
+_SHARED: dict[tuple[int, object, object], PlatformLookahead] = {}
+SHARED_LOOKAHEADS = 4096
+
+
+def pick_lookahead(state: KeralaState) -> PickLookahead:
+    """The one-step lookahead of the pick decision in ``state`` (:class:`PickLookahead`), kept on the state
+    until its next action (a clone shares it)."""
+    look = state._lookahead
+    if look is None:
+        p = state.current_player
+        ch = state.changes
+        key = (p, ch.token(("platform", p)), ch.token(("seat", p)))
+        shared = _SHARED.get(key)
+        if shared is None:
+            if len(_SHARED) >= SHARED_LOOKAHEADS:
+                _SHARED.clear()
+            shared = _SHARED[key] = PlatformLookahead(state, p)
+        look = state._lookahead = PickLookahead(state, shared)
+    return look

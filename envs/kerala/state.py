@@ -596,6 +596,7 @@ class KeralaState(State):
         # what changed, for whoever derives data from the position (the observer): ("platform", p)
         # with the changed cells, ("seat", p) for elephants and passes, "unseen" at each draw
         self.changes = Changes()
+        self._lookahead: Any = None  # the pick decision's queries.PickLookahead, built when first read
 
     # -- construction ----------------------------------------------------------------------------
     @classmethod
@@ -932,6 +933,7 @@ class KeralaState(State):
         phase = self.phase
         codec = g.codec
         self._mask = None
+        self._lookahead = None
         if phase == C.PHASE_PICK:
             if a < PICK_IDS:
                 self._take_and_place(a >> 5, (a >> 4) & 1, (a >> 2) & 3, a & 3)
@@ -1341,6 +1343,8 @@ SCHEMA = StateSchema("kerala", [
     Cache("_areas", copy=list.copy, doc="per player: the Areas last scored (immutable)"),
     Cache("_area_dirty", copy=list.copy, doc="per player: cells changed since _areas was built"),
     Cache("changes", copy=Changes.copy, doc="what changed, for the observer's carried caches"),
+    Cache("_lookahead", doc="the pick decision's one-step lookahead (queries.pick_lookahead; never mutated "
+          "but for its memo of this position's placements)"),
 ])
 KeralaState.schema = SCHEMA
 KeralaState.clone = SCHEMA.bind(KeralaState)  # type: ignore[method-assign]

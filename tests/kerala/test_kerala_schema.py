@@ -49,7 +49,7 @@ def test_every_saved_field_is_declared_and_every_declared_field_is_saved():
     state = meeplezoo.make_game("kerala").new_state(1)
     assert set(json.loads(state.to_json())["state"]) == SCHEMA.saved_names
     caches = {"unseen", "_mask", "_legal", "_legal_cells", "_pairs", "_sources", "_score", "_areas", "_area_dirty",
-              "changes"}
+              "changes", "_lookahead"}
     assert caches.isdisjoint(SCHEMA.saved_names)
     assert caches | SCHEMA.saved_names == {f.name for f in SCHEMA.fields}
 
