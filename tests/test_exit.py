@@ -196,6 +196,33 @@ def test_a_resumed_run_continues_exactly(tmp_path):
         ExItTrainer(_cfg(sims=13), tmp_path / "b", tensorboard=False, verbose=0)
 
 
+def test_init_starts_a_new_run_from_another_runs_network_and_buffer(tmp_path):
+    """``init`` (a new recipe continuing an old run): the source's network and buffer, its samples and CPU
+    seconds counted, no warm start; the search may change, the network's knobs may not."""
+    src = ExItTrainer(_cfg(iterations=1), tmp_path / "src", tensorboard=False, verbose=0)
+    src.run()
+    cfg = _cfg(iterations=1, init=str(tmp_path / "src"), search_options={"leaf_mix": 0.5, "rollout_depth": 0},
+               warm_start_games=5, warm_start_teacher="mcts:sims=4", lr=3e-4)
+    new = ExItTrainer(cfg, tmp_path / "new", tensorboard=False, verbose=0)
+    a, b = src.net.arrays(), new.net.arrays()
+    assert all(np.array_equal(a[k], b[k]) for k in a)  # the source's network
+    assert np.array_equal(new.buffer["obs"], src.buffer["obs"])
+    p = new.progress
+    assert p["iteration"] == 0 and p["warm_started"] and p["samples"] == src.progress["samples"]
+    assert p["init"]["iteration"] == 1 and p["cpu_seconds"] == pytest.approx(src.progress["cpu_seconds"])
+    new.run()
+    assert new.progress["iteration"] == 1 and new.progress["samples"] > src.progress["samples"]
+    assert new.progress["cpu_seconds"] > src.progress["cpu_seconds"]
+    assert not all(np.array_equal(a[k], new.net.arrays()[k]) for k in a)  # it trained on
+    # resuming the new run reads its own directory, not the source's again
+    again = ExItTrainer(cfg, tmp_path / "new", tensorboard=False, verbose=0)
+    assert again.progress["iteration"] == 1
+    with pytest.raises(ValueError, match=r"differs in \['trunk_hidden'\]"):
+        ExItTrainer(_cfg(init=str(tmp_path / "src"), trunk_hidden=32), tmp_path / "c", tensorboard=False, verbose=0)
+    with pytest.raises(ValueError, match="is not an expert-iteration run directory"):
+        ExItTrainer(_cfg(init=str(tmp_path / "nothing")), tmp_path / "d", tensorboard=False, verbose=0)
+
+
 def test_self_play_gives_the_same_data_inline_and_on_the_pool(tmp_path):
     cfg = _cfg()
     _t, net = _net("template", 3)

@@ -34,3 +34,14 @@ def test_a_run_that_spent_its_budget_does_nothing(tmp_path):
     out = _run(tmp_path, "kerala", BUDGET_CPU_HOURS="5", STEP_SECONDS="abc")
     assert out.returncode != 0  # under a larger budget it trains (here: refused for its bad time limit)
     assert "time" in (out.stderr + out.stdout).lower()
+
+
+def test_a_later_recipe_starts_from_its_games_run(tmp_path):
+    """kerala-leafmix is a new run in its own folder that starts from kerala's (--init): without that run it
+    stops with the trainer's message naming the missing folder."""
+    out = _run(tmp_path, "kerala-leafmix", STEP_SECONDS="5")
+    assert out.returncode != 0
+    assert f"init='{tmp_path / 'kerala'}' is not an expert-iteration run directory" in out.stderr + out.stdout
+    assert not (tmp_path / "kerala-leafmix").exists()
+    out = _run(tmp_path, "kerala-other")
+    assert out.returncode == 2 and "no seat-network plan for 'kerala-other'" in out.stderr

@@ -27,6 +27,8 @@ Each iteration:
 
 A warm start (``warm_start_games`` > 0) first imitates a teacher playing every seat: the heuristic (targets:
 half its move, half the softmax of its action scores) or a search such as ``mcts:sims=200`` (its visits).
+With ``init`` (another run's directory) a new run starts from that run's network and buffer instead: a new
+recipe (another labeller, other opponents) continuing an old run, whose config cannot change.
 
 The run directory (:class:`~meeplezoo.training.run.Run`) also holds ``buffer.npz``; a run continues where it
 stopped, and as every random choice derives from ``seed``, the iteration and the game index, a resumed run
@@ -38,6 +40,7 @@ this module: it imports neither torch (:mod:`.learner`, on first training) nor s
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import time
 from collections.abc import Sequence
@@ -68,7 +71,7 @@ from .exit_games import (  # noqa: F401 - play_game, _search and the rest re-exp
     play_games,
 )
 from .inference import inference_net
-from .run import TRAINER_FILE, Run, RunResult, Trainer, cpu_seconds, learner
+from .run import CONFIG_FILE, PROGRESS_FILE, TRAINER_FILE, Run, RunResult, Trainer, cpu_seconds, learner
 
 __all__ = ["ARCHITECTURES", "OPPONENT_KINDS", "VALUE_REWARD_MODES", "ExItConfig", "ExItResult", "ExItTrainer",
            "generate", "imitation_game", "make_pool", "play_game", "play_games", "train_exit"]
@@ -77,6 +80,11 @@ __all__ = ["ARCHITECTURES", "OPPONENT_KINDS", "VALUE_REWARD_MODES", "ExItConfig"
 MAX_SNAPSHOT_OPPONENTS = 4
 #: the replay buffer's file in the run directory
 BUFFER_FILE = "buffer.npz"
+#: the knobs an ``init`` run must share with the run it starts from: they make the network, its observations
+#: and its samples (value targets included)
+INIT_SAME = ("game", "num_players", "options", "architecture", "player_counts", "seat_widths", "reward_mode",
+             "channels", "conv_layers", "flat_hidden", "trunk_hidden", "board_channels", "trunk_layers",
+             "action_hidden")
 #: seed strides (so the seeds of games, seats and iterations never collide)
 _ITER_STRIDE, _WARM_OFFSET, _EVAL_OFFSET = 1_000_003, 7_777_777, 9_999_991
 
@@ -204,11 +212,46 @@ class ExItTrainer(Trainer):
         self.buffer = samples.empty(self.widths[0], self.game.num_actions, self.widths[1])
         if self.run_dir.resumed:
             self.learner.load(self.dir / TRAINER_FILE)
-            with np.load(self.dir / BUFFER_FILE, allow_pickle=False) as data:
-                kept = samples.with_players({k: data[k] for k in data.files}, cfg.num_players)
-                self.buffer = {k: kept[k] for k in samples.SAMPLE_KEYS}
+            self.buffer = self._load_buffer(self.dir)
+        elif cfg.init:
+            self._start_from(Path(cfg.init))
         self.run_dir.start()
         (self.dir / "snapshots").mkdir(exist_ok=True)
+
+    def _load_buffer(self, run_dir: Path) -> dict[str, np.ndarray]:
+        with np.load(run_dir / BUFFER_FILE, allow_pickle=False) as data:
+            kept = samples.with_players({k: data[k] for k in data.files}, self.cfg.num_players)
+            return {k: kept[k] for k in samples.SAMPLE_KEYS}
+
+    def _start_from(self, src: Path) -> None:
+        """A new run that continues ``src``'s network (``init``): its latest network, a fresh optimiser at this
+        run's learning rate, its replay buffer (the last ``buffer_size`` samples), its samples and training CPU
+        seconds counted in this run's; no warm start.  The knobs that make the network and its samples must be
+        the same (an error names those that differ); the search, the opponents and the schedule may change."""
+        try:
+            saved = json.loads((src / CONFIG_FILE).read_text())
+            progress = json.loads((src / PROGRESS_FILE).read_text())
+        except (OSError, ValueError) as e:
+            raise ValueError(f"exit: init={str(src)!r} is not an expert-iteration run directory with a finished "
+                             f"iteration or warm start (config.json, progress.json): {e}") from None
+        if not (src / TRAINER_FILE).exists():
+            raise ValueError(f"exit: init={str(src)!r} holds no expert-iteration network ({TRAINER_FILE})")
+        mine = self.cfg.to_json()
+        diff = sorted(k for k in INIT_SAME if saved.get(k) != mine.get(k))
+        if diff:
+            raise ValueError(f"exit: init={str(src)!r} trained another network or on other samples (differs in "
+                             f"{diff}); those knobs must be the same")
+        self.learner.load(src / TRAINER_FILE, optimiser=False)
+        buf = self._load_buffer(src)
+        self.buffer = {k: v[-self.cfg.buffer_size:] for k, v in buf.items()}
+        p = self.progress
+        p["warm_started"] = True
+        p["samples"] = int(progress.get("samples", 0))
+        p["cpu_seconds"] = float(progress.get("cpu_seconds", 0.0))
+        p["init"] = {"run": str(src), "iteration": int(progress.get("iteration", 0)),
+                     "samples": p["samples"], "cpu_seconds": p["cpu_seconds"]}
+        self.run_dir.say(f"starting from {src} (iteration {p['init']['iteration']}, "
+                         f"{p['cpu_seconds'] / 3600:.2f} CPU h): its network and {len(self.buffer['obs'])} samples")
 
     def save(self) -> None:
         """The learner, the replay buffer and ``progress.json``.  The buffer is compressed: observations are

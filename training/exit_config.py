@@ -119,6 +119,10 @@ class ExItConfig(TrainerConfig, algo="exit", grows=("iterations",)):
     warm_start_epochs: int = knob(4, "passes over the warm-start games", low=0)
     warm_start_teacher: str = knob("heuristic", "who plays the warm-start games: heuristic, or a search spec "
                                    "such as mcts:sims=200", metavar="SPEC")
+    init: str | None = knob(None, "an expert-iteration run directory to start from: its network (latest "
+                            "iteration) and replay buffer, instead of a warm start; the network's widths, "
+                            "rule and observation options and player counts must be this run's", type=str,
+                            metavar="RUN_DIR")
     buffer_size: int = knob(20_000, "samples kept for training", low=1)
     epochs: int = shared("epochs", doc="passes over the buffer per iteration")
     batch_size: int = shared("batch_size")

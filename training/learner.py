@@ -78,11 +78,13 @@ class Learner:
         torch.save(to_cpu({"net": self.net.state_dict(), "opt": self.opt.state_dict()}), tmp)
         tmp.replace(path)
 
-    def load(self, path: str | Path) -> None:
-        """Network and optimiser from :meth:`save`'s file (onto this learner's device)."""
+    def load(self, path: str | Path, optimiser: bool = True) -> None:
+        """Network and optimiser from :meth:`save`'s file (onto this learner's device); ``optimiser=False``:
+        the network alone (the optimiser starts afresh, at this learner's learning rate)."""
         state = torch.load(path, weights_only=True, map_location="cpu")
         self.net.load_state_dict(state["net"])
-        self.opt.load_state_dict(state["opt"])
+        if optimiser:
+            self.opt.load_state_dict(state["opt"])
 
     @property
     def seat(self) -> bool:
