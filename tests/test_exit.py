@@ -8,6 +8,7 @@ a resumed run continues exactly; self-play gives the same data inline and on the
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import zipfile
 
@@ -214,9 +215,13 @@ def test_init_starts_a_new_run_from_another_runs_network_and_buffer(tmp_path):
     assert new.progress["iteration"] == 1 and new.progress["samples"] > src.progress["samples"]
     assert new.progress["cpu_seconds"] > src.progress["cpu_seconds"]
     assert not all(np.array_equal(a[k], new.net.arrays()[k]) for k in a)  # it trained on
-    # resuming the new run reads its own directory, not the source's again
-    again = ExItTrainer(cfg, tmp_path / "new", tensorboard=False, verbose=0)
+    # resuming the new run reads its own directory, not the source's again: the source may have moved
+    (tmp_path / "src").rename(tmp_path / "moved")
+    again = ExItTrainer(dataclasses.replace(cfg, init=str(tmp_path / "moved")), tmp_path / "new", tensorboard=False,
+                        verbose=0)
     assert again.progress["iteration"] == 1
+    assert all(np.array_equal(v, again.net.arrays()[k]) for k, v in new.net.arrays().items())
+    (tmp_path / "moved").rename(tmp_path / "src")
     with pytest.raises(ValueError, match=r"differs in \['trunk_hidden'\]"):
         ExItTrainer(_cfg(init=str(tmp_path / "src"), trunk_hidden=32), tmp_path / "c", tensorboard=False, verbose=0)
     with pytest.raises(ValueError, match="is not an expert-iteration run directory"):

@@ -72,7 +72,7 @@ def _search_options(value: Any) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class ExItConfig(TrainerConfig, algo="exit", grows=("iterations",)):
+class ExItConfig(TrainerConfig, algo="exit", grows=("iterations",), start_only=("init",)):
     """Everything that defines an expert-iteration run (saved as ``config.json``)."""
 
     iterations: int = knob(10, "self-play + training iterations in all (a continued run goes on to this many)",

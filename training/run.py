@@ -112,7 +112,8 @@ class TrainerConfig:
     form, command line.
 
     A subclass (a frozen dataclass too) names its ``algo`` (its ``--algo``, and the name its errors start
-    with) and the knobs a continued run may raise (``grows``: how far to go) as class arguments
+    with), the knobs a continued run may raise (``grows``: how far to go) and those read only at the start
+    (``start_only``: a continued run may give them otherwise) as class arguments
     (``class ExItConfig(TrainerConfig, algo="exit", grows=("iterations",))``), declares its fields with
     :func:`~meeplezoo.knobs.knob` or :func:`shared`, and puts checks between fields in :meth:`check`.
     """
@@ -120,17 +121,22 @@ class TrainerConfig:
     who: ClassVar[str] = "trainer"
     algo: ClassVar[str] = ""
     grows: ClassVar[tuple[str, ...]] = ()
+    #: knobs read only when a run starts (a continued run may give them otherwise, e.g. a moved folder)
+    start_only: ClassVar[tuple[str, ...]] = ()
 
     game: str = shared("game")
     num_players: int = shared("num_players")
     options: dict[str, Any] = shared("options")
 
-    def __init_subclass__(cls, algo: str = "", grows: tuple[str, ...] = (), **kwargs: Any) -> None:
+    def __init_subclass__(cls, algo: str = "", grows: tuple[str, ...] = (), start_only: tuple[str, ...] = (),
+                          **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if algo:
             cls.algo = cls.who = algo
         if grows:
             cls.grows = tuple(grows)
+        if start_only:
+            cls.start_only = tuple(start_only)
 
     def __post_init__(self) -> None:
         check_config(self, self.who)
@@ -230,7 +236,8 @@ class Run:
         self.verbose = verbose
         cfg_file = self.dir / CONFIG_FILE
         if cfg_file.exists():
-            diff = config_difference(json.loads(cfg_file.read_text()), config.to_json(), config.grows)
+            diff = config_difference(json.loads(cfg_file.read_text()), config.to_json(),
+                                     config.grows + config.start_only)
             if diff:
                 raise ValueError(f"{self.dir} holds a run with another config (differs in {diff}); "
                                  f"use another --out or the same settings to continue it")
