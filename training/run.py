@@ -108,12 +108,10 @@ def shared(name: str, default: Any = _NOT_SET, **changes: Any) -> Any:
 
 @dataclass(frozen=True)
 class TrainerConfig:
-    """The base of a trainer's config (a frozen dataclass of knobs): the game it trains on, validation, saved
-    form, command line.
+    """The base of a trainer's config (a frozen dataclass of knobs): game, validation, saved form, command line.
 
     A subclass (a frozen dataclass too) names its ``algo`` (its ``--algo``, and the name its errors start
-    with), the knobs a continued run may raise (``grows``: how far to go) and those read only at the start
-    (``start_only``: a continued run may give them otherwise) as class arguments
+    with), the knobs a continued run may raise (``grows``) or give otherwise (``start_only``) as class arguments
     (``class ExItConfig(TrainerConfig, algo="exit", grows=("iterations",))``), declares its fields with
     :func:`~meeplezoo.knobs.knob` or :func:`shared`, and puts checks between fields in :meth:`check`.
     """
@@ -121,22 +119,19 @@ class TrainerConfig:
     who: ClassVar[str] = "trainer"
     algo: ClassVar[str] = ""
     grows: ClassVar[tuple[str, ...]] = ()
-    #: knobs read only when a run starts (a continued run may give them otherwise, e.g. a moved folder)
-    start_only: ClassVar[tuple[str, ...]] = ()
+    start_only: ClassVar[tuple[str, ...]] = ()  # read when a run starts (a continued run may give them otherwise)
+    free_on_resume: ClassVar[tuple[str, ...]] = ()  # grows + start_only
 
     game: str = shared("game")
     num_players: int = shared("num_players")
     options: dict[str, Any] = shared("options")
 
-    def __init_subclass__(cls, algo: str = "", grows: tuple[str, ...] = (), start_only: tuple[str, ...] = (),
-                          **kwargs: Any) -> None:
+    def __init_subclass__(cls, algo: str = "", grows: tuple = (), start_only: tuple = (), **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if algo:
             cls.algo = cls.who = algo
-        if grows:
-            cls.grows = tuple(grows)
-        if start_only:
-            cls.start_only = tuple(start_only)
+        cls.grows, cls.start_only = tuple(grows) or cls.grows, tuple(start_only) or cls.start_only
+        cls.free_on_resume = cls.grows + cls.start_only
 
     def __post_init__(self) -> None:
         check_config(self, self.who)
@@ -218,9 +213,9 @@ def learner() -> Any:
     return torch_side
 
 
-def config_difference(saved: Mapping[str, Any], mine: Mapping[str, Any], grows: Sequence[str] = ()) -> list[str]:
-    """The knobs in which two saved configs differ, leaving out those that may grow."""
-    return sorted(k for k in set(saved) | set(mine) if k not in grows and saved.get(k) != mine.get(k))
+def config_difference(saved: Mapping[str, Any], mine: Mapping[str, Any], free: Sequence[str] = ()) -> list[str]:
+    """The knobs in which two saved configs differ, leaving out ``free`` (those that may grow or change)."""
+    return sorted(k for k in set(saved) | set(mine) if k not in free and saved.get(k) != mine.get(k))
 
 
 class Run:
@@ -231,13 +226,10 @@ class Run:
 
     def __init__(self, config: TrainerConfig, run_dir: str | Path, progress: Mapping[str, Any], *,
                  tensorboard: bool = True, verbose: int = 1) -> None:
-        self.config = config
-        self.dir = Path(run_dir)
-        self.verbose = verbose
+        self.config, self.dir, self.verbose = config, Path(run_dir), verbose
         cfg_file = self.dir / CONFIG_FILE
         if cfg_file.exists():
-            diff = config_difference(json.loads(cfg_file.read_text()), config.to_json(),
-                                     config.grows + config.start_only)
+            diff = config_difference(json.loads(cfg_file.read_text()), config.to_json(), config.free_on_resume)
             if diff:
                 raise ValueError(f"{self.dir} holds a run with another config (differs in {diff}); "
                                  f"use another --out or the same settings to continue it")
