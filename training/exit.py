@@ -80,11 +80,9 @@ __all__ = ["ARCHITECTURES", "OPPONENT_KINDS", "VALUE_REWARD_MODES", "ExItConfig"
 MAX_SNAPSHOT_OPPONENTS = 4
 #: the replay buffer's file in the run directory
 BUFFER_FILE = "buffer.npz"
-#: the knobs an ``init`` run must share with the run it starts from: they make the network, its observations
-#: and its samples (value targets included)
-INIT_SAME = ("game", "num_players", "options", "architecture", "player_counts", "seat_widths", "reward_mode",
-             "channels", "conv_layers", "flat_hidden", "trunk_hidden", "board_channels", "trunk_layers",
-             "action_hidden")
+#: the knobs an ``init`` run must share with the run it starts from, beside its network (``net_config``): they
+#: make the observations and the samples (value targets included)
+INIT_SAME = ("game", "num_players", "options", "architecture", "reward_mode")
 #: seed strides (so the seeds of games, seats and iterations never collide)
 _ITER_STRIDE, _WARM_OFFSET, _EVAL_OFFSET = 1_000_003, 7_777_777, 9_999_991
 
@@ -231,13 +229,16 @@ class ExItTrainer(Trainer):
         try:
             saved = json.loads((src / CONFIG_FILE).read_text())
             progress = json.loads((src / PROGRESS_FILE).read_text())
+            theirs = ExItConfig.from_json(saved).net_config
         except (OSError, ValueError) as e:
             raise ValueError(f"exit: init={str(src)!r} is not an expert-iteration run directory with a finished "
                              f"iteration or warm start (config.json, progress.json): {e}") from None
         if not (src / TRAINER_FILE).exists():
             raise ValueError(f"exit: init={str(src)!r} holds no expert-iteration network ({TRAINER_FILE})")
         mine = self.cfg.to_json()
-        diff = sorted(k for k in INIT_SAME if saved.get(k) != mine.get(k))
+        net = self.cfg.net_config
+        diff = sorted({k for k in INIT_SAME if saved.get(k) != mine.get(k)}
+                      | {k for k in set(net) | set(theirs) if net.get(k) != theirs.get(k)})
         if diff:
             raise ValueError(f"exit: init={str(src)!r} trained another network or on other samples (differs in "
                              f"{diff}); those knobs must be the same")

@@ -120,7 +120,6 @@ class TrainerConfig:
     algo: ClassVar[str] = ""
     grows: ClassVar[tuple[str, ...]] = ()
     start_only: ClassVar[tuple[str, ...]] = ()  # read when a run starts (a continued run may give them otherwise)
-    free_on_resume: ClassVar[tuple[str, ...]] = ()  # grows + start_only
 
     game: str = shared("game")
     num_players: int = shared("num_players")
@@ -131,7 +130,6 @@ class TrainerConfig:
         if algo:
             cls.algo = cls.who = algo
         cls.grows, cls.start_only = tuple(grows) or cls.grows, tuple(start_only) or cls.start_only
-        cls.free_on_resume = cls.grows + cls.start_only
 
     def __post_init__(self) -> None:
         check_config(self, self.who)
@@ -229,7 +227,8 @@ class Run:
         self.config, self.dir, self.verbose = config, Path(run_dir), verbose
         cfg_file = self.dir / CONFIG_FILE
         if cfg_file.exists():
-            diff = config_difference(json.loads(cfg_file.read_text()), config.to_json(), config.free_on_resume)
+            free = config.grows + config.start_only
+            diff = config_difference(json.loads(cfg_file.read_text()), config.to_json(), free)
             if diff:
                 raise ValueError(f"{self.dir} holds a run with another config (differs in {diff}); "
                                  f"use another --out or the same settings to continue it")

@@ -41,6 +41,8 @@ class Evaluator(ABC):
     """
 
     provides_values: bool = False
+    #: with values: the share m of the search's own rollout value in each leaf's, (1 - m) * mine + m * rollout
+    leaf_mix: float = 0.0
 
     @abstractmethod
     def evaluate(self, states: list[Any]) -> tuple[Any, Any]:

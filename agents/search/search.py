@@ -319,7 +319,7 @@ class Search:
         for j, leaf in enumerate(nodes):
             if priors is not None and priors[j] is not None and P[leaf] is None:
                 P[leaf] = normalised(priors[j], states[j].legal_actions())
-        mix = getattr(src, "leaf_mix", 0.0)
+        mix = src.leaf_mix
         if mix > 0:  # the prior's values blended with the plain search's (the states are not needed after)
             return [[(1.0 - mix) * float(x) + mix * y for x, y in zip(v, self.rollout.rollout(s, d))]
                     if v is not None else self.rollout.rollout(s, d) for v, s, d in zip(values, states, depths)]

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
+from .state import score_platform, update_areas
+
 if TYPE_CHECKING:  # pragma: no cover
     from .state import KeralaGame, KeralaState
 
@@ -157,8 +159,6 @@ class PlatformLookahead:
     def place(self, tile: int, e: int, d: int, o: int) -> PickEffect:
         """The platform after ``tile`` is put in orientation ``o`` next to elephant ``e`` in direction ``d``
         (the elephant walks onto it)."""
-        from .state import score_platform, update_areas
-
         g = self.game
         els = self._els
         q = els[e] + g.delta[d]
