@@ -16,12 +16,13 @@ import json
 import multiprocessing as mp
 import os
 import time
+from typing import Any
 
 import numpy as np
 from threadpoolctl import threadpool_info, threadpool_limits
 
 import meeplezoo
-from meeplezoo.agents.network import PolicyValueNet
+from meeplezoo.agents.network import load_network
 from meeplezoo.agents.pretrained import available
 
 
@@ -31,7 +32,7 @@ def _spin(stop: float) -> None:
         x += 1
 
 
-def time_forward(net: PolicyValueNet, batch: int, seconds: float) -> float:
+def time_forward(net: Any, batch: int, seconds: float) -> float:
     """Milliseconds per forward pass over ``seconds`` of repeats (random observations in [0, 1])."""
     obs = np.random.default_rng(0).random((batch, int(net.metadata["observation_size"]))).astype(np.float32)
     net.forward(obs)
@@ -53,7 +54,7 @@ def main() -> int:
         p.error("run with MEEPLEZOO_BLAS_THREADS=0 so that loading a network leaves BLAS at its default")
     default = max(int(i["num_threads"]) for i in threadpool_info() if i["user_api"] == "blas")
     batches = args.batch or [1, 16, 64]
-    nets = [PolicyValueNet.load(c["path"], meeplezoo.make_game(c["game"], c["num_players"], **c["options"]))
+    nets = [load_network(c["path"], meeplezoo.make_game(c["game"], c["num_players"], **c["options"]))
             for c in available()]
     cells = len(nets) * len(batches) * 2
     stop = time.time() + cells * args.seconds * 1.3 + 10

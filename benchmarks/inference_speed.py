@@ -18,18 +18,19 @@ import os
 import platform
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
 
-from meeplezoo.agents.network import PolicyValueNet, masked_softmax
+from meeplezoo.agents.network import load_network, masked_softmax
 from meeplezoo.agents.pretrained import available
 from meeplezoo.training.inference import inference_net
 
 OUT = Path(__file__).resolve().parent / "results" / "inference_speed.json"
 
 
-def positions(net: PolicyValueNet, n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def positions(net: Any, n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """``n`` observations (by the player to move) and legal masks from random games of ``net``'s game."""
     rng = np.random.default_rng(seed)
     obs, masks = [], []
@@ -44,7 +45,7 @@ def positions(net: PolicyValueNet, n: int, seed: int = 0) -> tuple[np.ndarray, n
     return np.stack(obs), np.stack(masks)
 
 
-def per_second(net: PolicyValueNet, obs: np.ndarray, batch: int, seconds: float) -> float:
+def per_second(net: Any, obs: np.ndarray, batch: int, seconds: float) -> float:
     """Positions evaluated per second, batches of ``batch`` taken in turn from ``obs`` for ``seconds``."""
     batches = [obs[i:i + batch] for i in range(0, len(obs) - batch + 1, batch)]
     for b in batches[:3]:
@@ -78,7 +79,7 @@ def main() -> int:
     for c in available():
         if c["num_players"] != 2:
             continue
-        net = PolicyValueNet.load(c["path"])
+        net = load_network(c["path"], None, 2)
         obs, masks = positions(net, max(batch_sizes) * 4)
         reference = masked_softmax(net.forward(obs)[0], masks)
         name = f"{c['game']}-2p"

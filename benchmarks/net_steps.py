@@ -17,7 +17,7 @@ import json
 import os
 
 import meeplezoo
-from meeplezoo.agents.network import NetworkAgent, PolicyValueNet
+from meeplezoo.agents.network import NetworkAgent, load_network
 from meeplezoo.training.arena import wilson_interval
 from meeplezoo.training.ppo import evaluate
 
@@ -37,7 +37,7 @@ def main() -> int:
     rows = json.load(open(args.json)) if os.path.exists(args.json) else []
     for item in args.step:
         name, _, path = item.partition("=")
-        net = PolicyValueNet.load(path, game)
+        net = load_network(path, game)
         for seed in seeds:
             if any(r["step"] == name and r["seed"] == seed and r["games"] == args.games for r in rows):
                 continue

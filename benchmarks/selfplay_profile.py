@@ -27,7 +27,7 @@ import time
 from typing import Any
 
 import meeplezoo
-from meeplezoo.agents.network import PolicyValueNet
+from meeplezoo.agents.network import load_network
 from meeplezoo.agents.pretrained import available
 from meeplezoo.training.exit import ExItConfig, play_games
 
@@ -93,7 +93,7 @@ def profile(game_name: str, games: int, at_once: int, sims: int, seed: int) -> d
     cfg = ExItConfig(game=game_name, num_players=2, options=entry["options"], sims=sims, games_at_once=at_once,
                      seed=seed)
     game = cfg.make_game()
-    net = PolicyValueNet.load(entry["path"], meeplezoo.make_game(game_name, 2, **entry["options"]))
+    net = load_network(entry["path"], meeplezoo.make_game(game_name, 2, **entry["options"]), 2)
     prof = cProfile.Profile()
     c0 = time.process_time()
     prof.enable()

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 import meeplezoo
-from meeplezoo.agents.network import PolicyValueNet
+from meeplezoo.agents.network import load_network
 from meeplezoo.agents.pretrained import available
 from meeplezoo.training.exit import ExItConfig, play_game, play_games
 from meeplezoo.training.inference import inference_net
@@ -64,7 +64,7 @@ def measure(entry: dict[str, Any], games: int, at_once: int, sims: int, seed: in
         import torch
 
         torch.set_num_threads(1)  # one thread, as numpy's BLAS in a self-play worker (more would spin on CPU time)
-    net = inference_net(PolicyValueNet.load(entry["path"], meeplezoo.make_game(name, 2, **entry["options"])),
+    net = inference_net(load_network(entry["path"], meeplezoo.make_game(name, 2, **entry["options"]), 2),
                         *BACKENDS[backend])
     seeds = [seed + i for i in range(games)]
     c0 = time.process_time()

@@ -14,26 +14,30 @@ written as a new checkpoint with the last one's metadata and the list of average
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 import numpy as np
 
 import meeplezoo
-from meeplezoo.agents.network import PolicyValueNet
+from meeplezoo.agents.network import PolicyValueNet, load_network
+from meeplezoo.agents.seatnet import SeatPolicyValueNet
 
 
-def average(paths: list[str], game: object) -> PolicyValueNet:
-    """One network whose every weight is the mean of the same weight in ``paths``."""
+def average(paths: list[str], game: Any) -> Any:
+    """One network whose every weight is the mean of the same weight in ``paths`` (block or seat networks)."""
     if len(paths) < 2:
         raise ValueError("average_checkpoints: give at least two checkpoints")
-    nets = [PolicyValueNet.load(p, game) for p in paths]
+    nets = [load_network(p, game) for p in paths]
     for p, n in zip(paths[1:], nets[1:]):
-        if n.config != nets[0].config or n.params.keys() != nets[0].params.keys():
+        if type(n) is not type(nets[0]) or n.config != nets[0].config or n.params.keys() != nets[0].params.keys():
             raise ValueError(f"average_checkpoints: {p} is another network ({n.config}) than {paths[0]} "
                              f"({nets[0].config})")
     avg = {k: np.mean([n.params[k].astype(np.float64) for n in nets], axis=0).astype(nets[0].params[k].dtype)
            for k in nets[0].params}
     meta = dict(nets[-1].metadata)
     meta["weight_average_of"] = list(paths)
+    if isinstance(nets[-1], SeatPolicyValueNet):
+        return SeatPolicyValueNet(nets[-1].game, avg, nets[-1].config, meta, seat_counts=nets[-1].seat_counts)
     return PolicyValueNet(game, avg, nets[-1].config, meta)
 
 

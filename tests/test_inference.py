@@ -132,7 +132,7 @@ def test_bad_settings_are_refused_by_name(kw, message):
     net = PolicyValueNet.load(SHIPPED[0])
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         inference_net(net, **kw)
-    with pytest.raises(ValueError, match="torch evaluates block networks"):
+    with pytest.raises(ValueError, match="str is neither a block network"):
         inference_net("kerala.zip", backend="torch")
 
 

@@ -11,10 +11,12 @@ with, after the settings of :data:`INFERENCE_KNOBS`:
   where torch's half-precision kernels are slow or missing).
 
 numpy evaluates in float32 on the CPU only, so asking for a GPU or a half precision runs torch whatever
-``inference`` says (``inference=numpy, device=cuda`` is torch on the GPU).  The torch network
-(:class:`~meeplezoo.training.torch_net.TorchNet`) is a drop-in for the numpy one: the same weights, the
-same ``forward(obs) -> (logits, values)`` on a batch of flat observations (numpy arrays in and out), the
-same ``policy``, ``features``, ``observe`` and ``save``.
+``inference`` says (``inference=numpy, device=cuda`` is torch on the GPU).  The torch networks
+(:class:`~meeplezoo.training.torch_net.TorchNet` for block networks,
+:class:`~meeplezoo.training.torch_net.TorchSeatNet` for seat networks) are drop-ins for the numpy ones: the
+same weights, the same ``forward(obs) -> (logits, values)`` on a batch of flat observations (numpy arrays in
+and out), the same ``policy``, ``observe`` and ``save`` (and ``features`` of the block network,
+``for_players`` of the seat network).
 
 The trainers' ``device`` (``meeplezoo train --device``) is where the learner trains
 (:class:`~meeplezoo.training.learner.Learner`); it is a run setting, not part of the run's config: a run
@@ -27,6 +29,7 @@ import re
 from typing import Any
 
 from meeplezoo.agents.network import PolicyValueNet
+from meeplezoo.agents.seatnet import SeatPolicyValueNet
 from meeplezoo.knobs import Knob, Knobs
 
 #: the devices a setting may name
@@ -96,15 +99,18 @@ def check_device_setting(device: str) -> str:
     return INFERENCE_KNOBS.validate({"device": device}, fill=False)["device"]
 
 
-def inference_net(net: PolicyValueNet, backend: str = "numpy", device: str = "cpu",
-                  precision: str = "float32") -> PolicyValueNet:
-    """The network to evaluate ``net``'s weights with: ``net`` itself for numpy on the CPU in float32 (any
-    numpy architecture),
-    otherwise a :class:`~meeplezoo.training.torch_net.TorchNet` on ``device`` in ``precision`` (a drop-in:
-    ``forward(obs) -> (logits, values)`` on numpy arrays, as the numpy network).
+def inference_net(net: Any, backend: str = "numpy", device: str = "cpu",
+                  precision: str = "float32") -> Any:
+    """The network to evaluate ``net``'s weights with: ``net`` itself for numpy on the CPU in float32,
+    otherwise its torch twin on ``device`` in ``precision``: a :class:`~meeplezoo.training.torch_net.TorchNet`
+    for a block network (:class:`~meeplezoo.agents.network.PolicyValueNet`), a
+    :class:`~meeplezoo.training.torch_net.TorchSeatNet` for a seat network
+    (:class:`~meeplezoo.agents.seatnet.SeatPolicyValueNet`).  Both are drop-ins: ``forward(obs) -> (logits,
+    values)`` on numpy arrays, as the numpy network; a torch network asked for numpy gives its numpy twin back.
 
     ``backend`` is the ``inference`` knob (numpy or torch); a GPU or a half precision means torch.  Bad
-    settings, float16 on the CPU and a GPU that is not there are refused with a ValueError.
+    settings, float16 on the CPU, a GPU that is not there and an object that is no network are refused with
+    a ValueError.
     """
     settings = INFERENCE_KNOBS.validate({"inference": backend, "device": device, "precision": precision})
     where = resolve_device(settings["device"])
@@ -113,16 +119,17 @@ def inference_net(net: PolicyValueNet, backend: str = "numpy", device: str = "cp
         raise ValueError("inference: precision float16 runs on a GPU only (device cpu); use bfloat16 or "
                          "float32 on the CPU")
     numpy_cpu = settings["inference"] == "numpy" and where == "cpu" and precision == "float32"
-    if not isinstance(net, PolicyValueNet):
-        if numpy_cpu:  # another numpy architecture (a seat network): evaluated as it is
-            return net
-        raise ValueError(f"inference: torch evaluates block networks (PolicyValueNet), not "
-                         f"{type(net).__name__}; use inference numpy on the CPU")
+    seat = isinstance(net, SeatPolicyValueNet)
+    if not seat and not isinstance(net, PolicyValueNet):
+        raise ValueError(f"inference: {type(net).__name__} is neither a block network (PolicyValueNet) nor a "
+                         "seat network (SeatPolicyValueNet)")
     if numpy_cpu:
         if getattr(net, "device", None) is None:
             return net
+        if seat:
+            return SeatPolicyValueNet(net.game, net.params, net.config, net.metadata, seat_counts=net.seat_counts)
         return PolicyValueNet(net.game, net.params, net.config, net.metadata, heads=net.heads)
     _torch()
-    from meeplezoo.training.torch_net import TorchNet  # torch: loaded only when asked for
+    from meeplezoo.training.torch_net import TorchNet, TorchSeatNet  # torch: loaded only when asked for
 
-    return TorchNet(net, where, precision)
+    return TorchSeatNet(net, where, precision) if seat else TorchNet(net, where, precision)

@@ -1,4 +1,5 @@
-"""A network checkpoint's weights evaluated in torch, on the CPU or a GPU, as a drop-in for the numpy network.
+"""A network checkpoint's weights evaluated in torch, on the CPU or a GPU, as a drop-in for the numpy network
+(:class:`TorchNet` for a block network, :class:`TorchSeatNet` for a seat network).
 
 Built by :func:`meeplezoo.training.inference.inference_net` (which checks the settings); imports torch.
 """
@@ -11,8 +12,10 @@ import numpy as np
 import torch
 
 from meeplezoo.agents.network import PolicyValueNet
+from meeplezoo.agents.seatnet import SeatPolicyValueNet
 
 from .networks import BlockNet, BlockNetConfig
+from .seatnet import SeatNet, SeatNetConfig
 
 #: precision setting -> torch dtype
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
@@ -66,3 +69,63 @@ class TorchNet(PolicyValueNet):
         """The trunk's output ``(B, trunk_hidden)`` for a batch of flat observations."""
         with torch.inference_mode():
             return self._output(self.module.features(self._input(obs)))
+
+
+class TorchSeatNet(SeatPolicyValueNet):
+    """A seat network's weights in a torch :class:`~meeplezoo.training.seatnet.SeatNet` on ``device`` in
+    ``precision``: the drop-in for :class:`~meeplezoo.agents.seatnet.SeatPolicyValueNet` that
+    :class:`TorchNet` is for the block network.
+
+    ``forward(obs) -> (logits (B, actions), values (B, players))`` takes a batch of the bound count's flat
+    observations as a numpy array and gives float32 numpy arrays back, in one batched call (the lockstep
+    driver's pooled batches included: :meth:`pooled_forward` is :meth:`forward`, so a position's rounding
+    may depend on its batch).  :meth:`for_players` gives the view bound to another count, sharing the module.
+    """
+
+    def __init__(self, net: SeatPolicyValueNet, device: str = "cpu", precision: str = "float32",
+                 module: SeatNet | None = None) -> None:
+        if precision not in DTYPES:
+            raise ValueError(f"inference: precision must be one of {', '.join(DTYPES)}, got {precision!r}")
+        super().__init__(net.game, net.params, net.config, net.metadata, seat_counts=net.seat_counts)
+        self.device = torch.device(device)
+        self.precision = precision
+        self.dtype = DTYPES[precision]
+        if module is None:
+            module = SeatNet(self.game, SeatNetConfig(**self.config), self.seat_counts)
+            module.load_arrays(self.params)
+            module = module.to(device=self.device, dtype=self.dtype).eval()
+        self.module = module
+        self._views = {self.game.num_players: self}
+
+    def __repr__(self) -> str:
+        return (f"TorchSeatNet({self.game!r}, seats={list(self.seat_counts)}, device={str(self.device)!r}, "
+                f"precision={self.precision!r})")
+
+    def for_players(self, num_players: int) -> TorchSeatNet:
+        """The view bound to ``num_players`` (the same module on the same device)."""
+        n = int(num_players)
+        view = self._views.get(n)
+        if view is None:
+            if n not in self.seat_counts:
+                raise ValueError(f"this seat network plays {self.seat_counts} players, not {n}")
+            game = type(self.game)(n, **self.game.non_default_options)
+            bound = SeatPolicyValueNet(game, self.params, self.config, self.metadata, seat_counts=self.seat_counts)
+            view = TorchSeatNet(bound, str(self.device), self.precision, self.module)
+            view._views = self._views
+            self._views[n] = view
+        return view
+
+    def forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(logits, values)`` for a batch of flat observations of the bound count, as float32 numpy arrays."""
+        x = torch.from_numpy(self._batch(obs)).to(device=self.device, dtype=self.dtype)
+        with torch.inference_mode():
+            logits, values = self.module(x)
+            return logits.float().cpu().numpy(), values[:, :self.game.num_players].float().cpu().numpy()
+
+    def forward_rows(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`forward` (torch's batched kernels; no row-by-row pass)."""
+        return self.forward(obs)
+
+    def pooled_forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`forward`: the pooled batch in one call of the module."""
+        return self.forward(obs)
