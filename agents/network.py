@@ -58,7 +58,7 @@ from .mcts import MCTSAgent, search_settings
 from .registry import HEURISTICS, make
 from .search import LEAF_KINDS, NETWORK_SEARCH_KNOBS, Evaluator, HeuristicPrior  # noqa: F401 - LEAF_KINDS re-exported
 from .seat_layout import SEAT_ARCHITECTURE
-from .seatnet import SeatPolicyValueNet
+from .seatnet import POOLED_PASSES, SeatPolicyValueNet, with_pooled_pass  # noqa: F401 - re-exported
 
 
 def _conv3x3(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -89,6 +89,9 @@ class PolicyValueNet:
     ``forward(obs)`` takes a batch of flat observations ``(B, size)`` and returns ``(logits (B, actions),
     values (B, players))``; values are egocentric and in [-1, 1].
     """
+
+    #: the pass of :meth:`pooled_forward` (:data:`POOLED_PASSES`; :func:`with_pooled_pass` sets another)
+    pooled_pass = "rows"
 
     def __init__(self, game: Any, arrays: Mapping[str, np.ndarray], config: Mapping[str, int],
                  metadata: Mapping[str, Any] | None = None, *, heads: bool = True) -> None:
@@ -143,10 +146,10 @@ class PolicyValueNet:
         return self._forward(obs, True)
 
     def pooled_forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The pass the lockstep driver's pooled batches take: :meth:`forward_rows` for this numpy network,
-        the subclass's own :meth:`forward` for one that has one (torch: batched kernels, whose rounding may
-        depend on the batch)."""
-        if type(self).forward is PolicyValueNet.forward:
+        """The pass the lockstep driver's pooled batches take: :meth:`forward_rows` for this numpy network
+        (:meth:`forward`, one batched product, where :attr:`pooled_pass` is ``batch``), the subclass's own
+        :meth:`forward` for one that has one (torch: batched kernels, whose rounding may depend on the batch)."""
+        if type(self).forward is PolicyValueNet.forward and self.pooled_pass == "rows":
             return self.forward_rows(obs)
         return self.forward(obs)
 

@@ -39,6 +39,27 @@ from .seat_convs import ActiveConv
 from .seat_layout import ROLES, SEAT_ARCHITECTURE, ObsTake, SeatLayout, check_seat_config, seatnet_shapes
 from .seat_single import one_pass
 
+#: how a numpy network evaluates the lockstep driver's pooled batch (``pooled_forward``): ``rows``, each position
+#: exactly as a batch of it alone (a position's evaluation never depends on its batch-mates, so self-play's
+#: samples do not depend on ``games_at_once`` or the workers), or ``batch``, one matrix product for the batch
+#: (cheaper per position; the rounding, and in rare decisions the search, may depend on the batch)
+POOLED_PASSES = ("rows", "batch")
+
+
+def with_pooled_pass(net: Any, pooled_pass: str) -> Any:
+    """A shallow copy of the numpy network ``net`` (block or seat network, the same weights) whose
+    ``pooled_forward`` takes ``pooled_pass`` (:data:`POOLED_PASSES`); ``net`` itself where it takes it already."""
+    if pooled_pass not in POOLED_PASSES:
+        raise ValueError(f"pooled pass must be one of {', '.join(POOLED_PASSES)}, got {pooled_pass!r}")
+    if net.pooled_pass == pooled_pass:
+        return net
+    copy = object.__new__(type(net))
+    copy.__dict__.update(net.__dict__)
+    copy.pooled_pass = pooled_pass
+    if "_views" in copy.__dict__:  # a seat network: views of other counts made afresh, taking the same pass
+        copy._views = {net.game.num_players: copy}
+    return copy
+
 
 def _relu(x: np.ndarray) -> np.ndarray:
     return np.maximum(x, 0, out=x)
@@ -64,6 +85,8 @@ class SeatPolicyValueNet:
 
     architecture = SEAT_ARCHITECTURE
     heads = True
+    #: the pass of :meth:`pooled_forward` (:data:`POOLED_PASSES`; :func:`with_pooled_pass` sets another)
+    pooled_pass = "rows"
 
     def __init__(self, game: Any, arrays: Mapping[str, np.ndarray], config: Mapping[str, int],
                  metadata: Mapping[str, Any] | None = None, *, seat_counts: tuple[int, ...] | None = None) -> None:
@@ -138,6 +161,7 @@ class SeatPolicyValueNet:
                 raise ValueError(f"this seat network plays {self.seat_counts} players, not {n}")
             game = type(self.game)(n, **self.game.non_default_options)
             view = SeatPolicyValueNet(game, self.params, self.config, self.metadata, seat_counts=self.seat_counts)
+            view.pooled_pass = self.pooled_pass
             view._views = self._views
             self._views[n] = view
         return view
@@ -167,8 +191,9 @@ class SeatPolicyValueNet:
         return logits, values
 
     def pooled_forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The pass the lockstep driver's pooled batches take: :meth:`forward_rows`."""
-        return self.forward_rows(obs)
+        """The pass the lockstep driver's pooled batches take: :meth:`forward_rows`, or :meth:`forward` (one
+        batched pass) where :attr:`pooled_pass` is ``batch``."""
+        return self.forward(obs) if self.pooled_pass == "batch" else self.forward_rows(obs)
 
     def _batch(self, obs: np.ndarray) -> np.ndarray:
         """``obs`` as a C-contiguous float32 batch of this view's observations (ValueError otherwise)."""

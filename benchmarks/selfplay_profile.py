@@ -6,7 +6,8 @@ profiled time of each category:
 
 * engine: the game engine (``apply``, ``clone``, ``determinize``, legal actions, scores): ``envs/``;
 * observation: encoding observations (the engine's observation modules) and legal masks;
-* network: the forward pass (numpy) and the pooled evaluation around it (stacking, softmax, values);
+* network: the forward pass (numpy, block or seat network) and the pooled evaluation around it (stacking,
+  softmax, values);
 * search: the tree, the selection rules, the descent and backup, the lockstep driver;
 * other: self-play bookkeeping (samples, agents, random draws) and the rest.
 
@@ -32,6 +33,9 @@ from meeplezoo.agents.pretrained import available
 from meeplezoo.training.exit import ExItConfig, play_games
 
 CATEGORIES = ("engine", "observation", "network", "search", "other")
+#: the numpy networks' modules: the block network and the seat network with its one-observation pass
+NETWORK_FILES = ("agents/network.py", "agents/seatnet.py", "agents/seat_single.py", "agents/seat_convs.py",
+                 "agents/seat_layout.py")
 
 
 def _own_category(filename: str, name: str) -> str | None:
@@ -43,7 +47,7 @@ def _own_category(filename: str, name: str) -> str | None:
         if "observ" in f or name in ("legal_mask", "observe", "_compute_mask"):
             return "observation"
         return "engine"
-    if f.endswith("agents/network.py"):
+    if f.endswith(NETWORK_FILES):
         return "network"
     if "/agents/search/" in f or f.endswith("agents/mcts.py"):
         return "search"

@@ -8,11 +8,14 @@ the rows report expert positions (samples) per CPU second of this process (``tim
 background load matters less than with the wall clock) and the speedup.
 
 Backends (:func:`~meeplezoo.training.inference.inference_net`, as self-play's ``inference`` settings choose
-it): ``numpy`` (the default; its pooled pass is exact, so the samples are identical), ``torch-cpu`` where torch
-is installed and ``cuda`` where it sees a GPU (batched torch kernels: the samples may differ in rare
-decisions, as the rounding of a batch differs from one position's).
+it): ``numpy`` with each ``--passes`` of its pooled batch (``inference_pass``: ``rows``, exact, so the samples
+are identical; ``batch``, one matrix product, whose rounding may differ from one position's), ``torch-cpu``
+where torch is installed and ``cuda`` where it sees a GPU (batched torch kernels: the samples may differ in
+rare decisions, as the rounding of a batch differs from one position's).  ``samples_identical`` says whether
+the lockstep games gave exactly the samples of the games played one by one.
 
     .venv/bin/python benchmarks/selfplay_speed.py            # all four games, writes the results file
+    .venv/bin/python benchmarks/selfplay_speed.py --games-at-once 8 32   # two G (the results file's rows)
     .venv/bin/python benchmarks/selfplay_speed.py --quick    # a smoke run (few sims, two games), no file
 """
 
@@ -28,7 +31,7 @@ from typing import Any
 import numpy as np
 
 import meeplezoo
-from meeplezoo.agents.network import load_network
+from meeplezoo.agents.network import load_network, with_pooled_pass
 from meeplezoo.agents.pretrained import available
 from meeplezoo.training.exit import ExItConfig, play_game, play_games
 from meeplezoo.training.inference import inference_net
@@ -54,8 +57,9 @@ def available_backends() -> list[str]:
 
 
 def measure(entry: dict[str, Any], games: int, at_once: int, sims: int, seed: int,
-            backend: str = "numpy") -> dict[str, Any]:
-    """One row: the games on ``seed, seed + 1, ...`` one by one and ``at_once`` in lockstep, side by side."""
+            backend: str = "numpy", passes: tuple[str, ...] = ("rows",)) -> list[dict[str, Any]]:
+    """Rows of one game and backend: the games on ``seed, seed + 1, ...`` one by one, then ``at_once`` in
+    lockstep with each of numpy's ``passes`` of the pooled batch (torch: its own batched pass), side by side."""
     name = entry["game"]
     cfg = ExItConfig(game=name, num_players=2, options=entry["options"], sims=sims, games_at_once=at_once,
                      seed=seed)
@@ -64,56 +68,67 @@ def measure(entry: dict[str, Any], games: int, at_once: int, sims: int, seed: in
         import torch
 
         torch.set_num_threads(1)  # one thread, as numpy's BLAS in a self-play worker (more would spin on CPU time)
+        passes = ("batch",)
     net = inference_net(load_network(entry["path"], meeplezoo.make_game(name, 2, **entry["options"]), 2),
                         *BACKENDS[backend])
     seeds = [seed + i for i in range(games)]
     c0 = time.process_time()
     alone = [play_game(cfg, net, [net], s, game) for s in seeds]
-    c1 = time.process_time()
-    together = play_games(cfg, net, [net], seeds, game)
-    c2 = time.process_time()
+    one_cpu = time.process_time() - c0
     positions = sum(len(p["obs"]) for p in alone)
-    same = all(np.array_equal(a[k], b[k]) for a, b in zip(alone, together) for k in ("obs", "mask", "pi", "z"))
-    one, many = positions / (c1 - c0), positions / (c2 - c1)
-    return {"game": name, "players": 2, "sims": sims, "games": games, "games_at_once": at_once, "backend": backend,
-            "positions": positions, "positions_per_cpu_second_batch1": round(one, 2),
-            "positions_per_cpu_second_batched": round(many, 2), "speedup": round(many / one, 3),
-            "samples_identical": bool(same)}
+    rows = []
+    for pooled_pass in passes:
+        pooled = with_pooled_pass(net, pooled_pass) if backend == "numpy" else net
+        c1 = time.process_time()
+        together = play_games(cfg, pooled, [pooled], seeds, game)
+        many_cpu = time.process_time() - c1
+        same = all(np.array_equal(a[k], b[k]) for a, b in zip(alone, together) for k in ("obs", "mask", "pi", "z"))
+        one, many = positions / one_cpu, positions / many_cpu
+        rows.append({"game": name, "players": 2, "sims": sims, "games": games, "games_at_once": at_once,
+                     "backend": backend, "pooled_pass": pooled_pass, "network": type(net).__name__,
+                     "positions": positions, "positions_per_cpu_second_batch1": round(one, 2),
+                     "positions_per_cpu_second_batched": round(many, 2), "speedup": round(many / one, 3),
+                     "samples_identical": bool(same)})
+    return rows
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--games", nargs="+", default=list(GAMES), help="games (default all four)")
-    p.add_argument("--games-at-once", type=int, default=8, help="games in lockstep (default 8)")
+    p.add_argument("--games-at-once", type=int, nargs="+", default=[8], help="games in lockstep, one or more "
+                   "values (default 8)")
     p.add_argument("--count", type=int, default=None, help="games played per row (default games-at-once)")
     p.add_argument("--backends", nargs="+", default=None, choices=list(BACKENDS),
                    help="backends (default every one this machine has)")
+    p.add_argument("--passes", nargs="+", default=["rows", "batch"], choices=["rows", "batch"],
+                   help="numpy's passes of the lockstep batch (default both)")
     p.add_argument("--sims", type=int, default=64)
     p.add_argument("--seed", type=int, default=100)
     p.add_argument("--quick", action="store_true", help="smoke run: sims 8, two games two at a time, no file")
     p.add_argument("--json", default=None, help=f"where to write the rows (default {RESULTS} unless --quick)")
     args = p.parse_args()
     if args.quick:
-        args.sims, args.games_at_once, args.count = 8, 2, 2
-    count = args.count or args.games_at_once
+        args.sims, args.games_at_once, args.count = 8, [2], 2
     entries = {c["game"]: c for c in available() if c["num_players"] == 2}
-    print(f"{'game':16} {'backend':9} {'G':>3} {'positions':>9} {'batch1 pos/cpu-s':>17} {'batched':>8} "
+    print(f"{'game':16} {'backend':9} {'pass':5} {'G':>3} {'positions':>9} {'batch1 pos/cpu-s':>17} {'batched':>8} "
           f"{'speedup':>8}  identical")
     rows = []
-    for name in args.games:
+    for at_once, name in ((g, n) for g in args.games_at_once for n in args.games):
         for backend in args.backends or available_backends():
-            row = measure(entries[name], count, args.games_at_once, args.sims, args.seed, backend)
-            rows.append(row)
-            print(f"{name:16} {row['backend']:9} {row['games_at_once']:3d} {row['positions']:9d} "
-                  f"{row['positions_per_cpu_second_batch1']:17.1f} {row['positions_per_cpu_second_batched']:8.1f} "
-                  f"{row['speedup']:8.2f}  {row['samples_identical']}", flush=True)
+            for row in measure(entries[name], args.count or at_once, at_once, args.sims, args.seed, backend,
+                               tuple(args.passes)):
+                rows.append(row)
+                print(f"{name:16} {row['backend']:9} {row['pooled_pass']:5} {row['games_at_once']:3d} "
+                      f"{row['positions']:9d} {row['positions_per_cpu_second_batch1']:17.1f} "
+                      f"{row['positions_per_cpu_second_batched']:8.1f} {row['speedup']:8.2f}  "
+                      f"{row['samples_identical']}", flush=True)
     out = args.json or (None if args.quick else str(RESULTS))
     if out:
         Path(out).write_text(json.dumps({"benchmark": "selfplay_speed", "python": platform.python_version(),
                                          "machine": platform.machine(), "cpu_clock": "time.process_time",
                                          "rows": rows}, indent=1) + "\n")
         print(f"written to {out}")
-    return 0 if all(r["samples_identical"] for r in rows if r["backend"] == "numpy") else 1
+    return 0 if all(r["samples_identical"] for r in rows if r["pooled_pass"] == "rows") else 1
 
 
 if __name__ == "__main__":

@@ -55,6 +55,7 @@ from meeplezoo.agents.network import (
     NetworkAgent,
     PolicyValueNet,
     load_network,
+    with_pooled_pass,
 )
 
 from . import samples
@@ -102,10 +103,13 @@ def _worker_games(job: dict[str, Any]) -> dict[str, np.ndarray]:
 def self_play_net(cfg: ExItConfig, path: str, game: Any) -> PolicyValueNet:
     """The network self-play evaluates with: the checkpoint at ``path`` on the config's ``inference``,
     ``inference_device`` and ``inference_precision`` (:func:`~meeplezoo.training.inference.inference_net`;
-    the one place where self-play's backend is chosen).  Torch on the CPU in a pool worker gets one thread,
+    the one place where self-play's backend is chosen), numpy's pooled batches taking ``inference_pass``
+    (:func:`~meeplezoo.agents.seatnet.with_pooled_pass`).  Torch on the CPU in a pool worker gets one thread,
     as numpy's BLAS does: the pool is the parallelism, and threads on a small batch spin on every core."""
     net = inference_net(load_network(path, game), cfg.inference, cfg.inference_device,
                         cfg.inference_precision)
+    if cfg.inference_pass != "rows" and getattr(net, "device", None) is None:  # numpy's pooled pass
+        net = with_pooled_pass(net, cfg.inference_pass)
     if str(getattr(net, "device", "")) == "cpu" and multiprocessing.parent_process() is not None:
         import torch  # loaded already: the network is torch's
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from meeplezoo.agents.network import LEAF_KINDS
+from meeplezoo.agents.network import LEAF_KINDS, POOLED_PASSES
 from meeplezoo.agents.registry import HEURISTICS
 from meeplezoo.agents.search import NETWORK_SEARCH_KNOBS
 from meeplezoo.agents.seat_layout import SEAT_ARCHITECTURE, SEAT_CONFIG_KEYS
@@ -82,8 +82,12 @@ class ExItConfig(TrainerConfig, algo="exit", grows=("iterations",), start_only=(
     batch: int = knob(1, "leaves per network call; 1 keeps the visit targets exact", low=1)
     games_at_once: int = knob(8, "self-play games each worker plays at once in lockstep, their leaves "
                               "evaluated in one network call (the samples do not depend on it)", low=1)
-    inference: str = knob("numpy", "what evaluates the network in self-play: numpy (exact: the samples do not "
-                          "depend on games_at_once) or torch", choices=("numpy", "torch"))
+    inference: str = knob("numpy", "what evaluates the network in self-play: numpy (exact with inference_pass "
+                          "rows: the samples do not depend on games_at_once) or torch", choices=("numpy", "torch"))
+    inference_pass: str = knob("rows", "how numpy evaluates the lockstep games' pooled leaves: rows (each "
+                               "position as alone; the samples do not depend on games_at_once or the workers) "
+                               "or batch (one matrix product: cheaper per position; the samples the same in "
+                               "distribution, a rare decision may differ)", choices=POOLED_PASSES)
     inference_device: str = knob("cpu", "where self-play's network runs: cpu, cuda, cuda:N or auto (cuda when "
                                  "torch sees a GPU); a GPU means torch", check=check_device, what=DEVICE_FORMS)
     inference_precision: str = knob("float32", "self-play's network float type in torch: float32, bfloat16 or "
