@@ -4,7 +4,9 @@ Plays ``--games`` self-play games of the shipped 2-player network (``sims`` per 
 ``--games-at-once`` in lockstep, as a self-play worker does) under cProfile and prints the share of the
 profiled time of each category:
 
-* engine: the game engine (``apply``, ``clone``, ``determinize``, legal actions, scores): ``envs/``;
+* clone: copying states (``clone``, the engine's generated copy, and ``determinize``, which clones and
+  redraws the hidden information) and the engines' copy helpers;
+* engine: the rest of the game engine (``apply``, legal actions, scores): ``envs/``;
 * observation: encoding observations (the engine's observation modules) and legal masks;
 * network: the forward pass (numpy, block or seat network) and the pooled evaluation around it (stacking,
   softmax, values);
@@ -17,22 +19,29 @@ engine time.  cProfile slows Python code more than compiled code, so the shares 
 side; the totals are for comparison between categories, not speeds (``selfplay_speed.py`` measures those).
 
     .venv/bin/python benchmarks/selfplay_profile.py hawaii --games 4
+    .venv/bin/python benchmarks/selfplay_profile.py hawaii asara haus_der_sonne kerala --games 8 --games-at-once 8 \
+        --json benchmarks/results/selfplay_profile.json
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import json
+import platform
 import pstats
 import time
+from pathlib import Path
 from typing import Any
 
 import meeplezoo
-from meeplezoo.agents.network import load_network
+from meeplezoo.agents.network import load_network, with_pooled_pass
 from meeplezoo.agents.pretrained import available
 from meeplezoo.training.exit import ExItConfig, play_games
 
-CATEGORIES = ("engine", "observation", "network", "search", "other")
+CATEGORIES = ("clone", "engine", "observation", "network", "search", "other")
+#: the functions that copy states, wherever they are defined (``clone`` is generated code)
+CLONE_NAMES = ("clone", "determinize", "copy", "_copy_rows", "_copy_platforms")
 #: the numpy networks' modules: the block network and the seat network with its one-observation pass
 NETWORK_FILES = ("agents/network.py", "agents/seatnet.py", "agents/seat_single.py", "agents/seat_convs.py",
                  "agents/seat_layout.py")
@@ -41,6 +50,8 @@ NETWORK_FILES = ("agents/network.py", "agents/seatnet.py", "agents/seat_single.p
 def _own_category(filename: str, name: str) -> str | None:
     """The category of a function of ours, None for numpy, builtins and the like (charged to callers)."""
     f = filename.replace("\\", "/")
+    if name in CLONE_NAMES and ("/envs/" in f or f.startswith("<")):
+        return "clone"
     if "/site-packages/" in f or f.startswith("~") or f.startswith("<"):
         return None
     if "/envs/" in f:
@@ -89,7 +100,8 @@ def breakdown(stats: pstats.Stats) -> dict[str, float]:
     return seconds
 
 
-def profile(game_name: str, games: int, at_once: int, sims: int, seed: int) -> dict[str, Any]:
+def profile(game_name: str, games: int, at_once: int, sims: int, seed: int,
+            pooled_pass: str = "rows") -> dict[str, Any]:
     """Profile ``games`` lockstep self-play games of ``game_name``'s shipped 2-player network."""
     entry = next((c for c in available() if c["game"] == game_name and c["num_players"] == 2), None)
     if entry is None:
@@ -97,7 +109,8 @@ def profile(game_name: str, games: int, at_once: int, sims: int, seed: int) -> d
     cfg = ExItConfig(game=game_name, num_players=2, options=entry["options"], sims=sims, games_at_once=at_once,
                      seed=seed)
     game = cfg.make_game()
-    net = load_network(entry["path"], meeplezoo.make_game(game_name, 2, **entry["options"]), 2)
+    net = with_pooled_pass(load_network(entry["path"], meeplezoo.make_game(game_name, 2, **entry["options"]), 2),
+                           pooled_pass)
     prof = cProfile.Profile()
     c0 = time.process_time()
     prof.enable()
@@ -106,7 +119,8 @@ def profile(game_name: str, games: int, at_once: int, sims: int, seed: int) -> d
     cpu = time.process_time() - c0
     seconds = breakdown(pstats.Stats(prof))
     total = sum(seconds.values())
-    return {"game": game_name, "games": games, "games_at_once": at_once, "sims": sims,
+    return {"game": game_name, "network": type(net).__name__, "games": games, "games_at_once": at_once,
+            "sims": sims, "pooled_pass": pooled_pass,
             "positions": sum(len(p["obs"]) for p in parts), "profiled_cpu_seconds": round(cpu, 2),
             "share": {k: round(v / total, 3) for k, v in seconds.items()}}
 
@@ -118,12 +132,21 @@ def main() -> int:
     p.add_argument("--games-at-once", type=int, default=4, help="games in lockstep (default 4)")
     p.add_argument("--sims", type=int, default=64)
     p.add_argument("--seed", type=int, default=100)
+    p.add_argument("--pass", dest="pooled_pass", default="rows", choices=["rows", "batch"],
+                   help="numpy's pass of the lockstep batch (inference_pass; default rows)")
+    p.add_argument("--json", default=None, help="where to write the rows (default: nowhere)")
     args = p.parse_args()
+    rows = []
     print(f"{'game':16} {'positions':>9} {'cpu s':>7}  " + "  ".join(f"{c:>11}" for c in CATEGORIES))
     for g in args.game:
-        r = profile(g, args.games, args.games_at_once, args.sims, args.seed)
+        r = profile(g, args.games, args.games_at_once, args.sims, args.seed, args.pooled_pass)
+        rows.append(r)
         print(f"{g:16} {r['positions']:9d} {r['profiled_cpu_seconds']:7.1f}  "
               + "  ".join(f"{100 * r['share'][c]:10.1f}%" for c in CATEGORIES))
+    if args.json:
+        Path(args.json).write_text(json.dumps({"benchmark": "selfplay_profile", "python": platform.python_version(),
+                                               "machine": platform.machine(), "rows": rows}, indent=1) + "\n")
+        print(f"written to {args.json}")
     return 0
 
 
