@@ -10,7 +10,8 @@
 # the compressed replay buffer, snapshots, best.zip and final.zip; TensorBoard's folder is not kept). Each step
 # runs the same command, which continues the run where the last step stopped (the result is what one
 # uninterrupted run gives), and stops after STEP_SECONDS or once the run has spent BUDGET_CPU_HOURS (default
-# 4, the budget per game) of training CPU time. Commit the folder after each step with its measured result
+# 4, the budget per game) of training CPU time (the step's time limit is what is left of the budget, divided by
+# the workers; the iteration under way when it runs out finishes). Commit the folder after each step with its measured result
 # (the step prints the last evaluations: the share of first places against the heuristic at each count).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +20,10 @@ game="${plan%%-*}"
 step="${STEP_SECONDS:-2700}"
 workers="${WORKERS:-2}"
 budget="${BUDGET_CPU_HOURS:-4}"
+if ! [[ "$step" =~ ^[0-9]+([.][0-9]+)?$ ]]; then
+  echo "train_seat_networks.sh: STEP_SECONDS must be a number of seconds (the step's time limit), got '$step'" >&2
+  exit 2
+fi
 runs="${SEAT_RUNS:-benchmarks/results/seat_runs}"
 out="$runs/${plan}"
 python="${PYTHON:-.venv/bin/python}"
@@ -61,7 +66,11 @@ if [[ -f "$out/progress.json" ]]; then
     echo "train_seat_networks.sh: $game has spent ${spent} of its ${budget} CPU hours: done"
     exit 0
   fi
+  # the step ends by the time the budget is spent: what is left of it, in wall seconds on the workers
+  step=$("$python" -c "import sys; print(int(min(float(sys.argv[1]), (float(sys.argv[2]) - float(sys.argv[3])) * 3600 / int(sys.argv[4]))))" \
+    "$step" "$budget" "$spent" "$workers")
 fi
+echo "train_seat_networks.sh: a step of at most ${step} s on ${workers} workers -> $out"
 "$python" -m meeplezoo train "$game" "${args[@]}" --algo exit --architecture seatnet --iterations 400 \
   --games-per-iteration 48 --sims 64 --warm-start-games "$warm" --warm-start-epochs "$warm_epochs" --buffer-size "$buffer" --epochs 2 --value-weight 0.5 \
   --eval-every 4 --eval-games "$eval_games" --eval-against heuristic --seed 1 --workers "$workers" --time-limit "$step" \

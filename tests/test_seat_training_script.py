@@ -32,8 +32,21 @@ def test_a_run_that_spent_its_budget_does_nothing(tmp_path):
     assert "done" in out.stdout and "4.2" in out.stdout
     assert sorted(p.name for p in run.iterdir()) == ["progress.json"]  # nothing trained, nothing written
     out = _run(tmp_path, "kerala", BUDGET_CPU_HOURS="5", STEP_SECONDS="abc")
-    assert out.returncode != 0  # under a larger budget it trains (here: refused for its bad time limit)
-    assert "time" in (out.stderr + out.stdout).lower()
+    assert out.returncode == 2  # a bad time limit is refused before anything runs
+    assert "STEP_SECONDS must be a number of seconds (the step's time limit), got 'abc'" in out.stderr
+
+
+def test_a_step_ends_when_the_budget_is_spent(tmp_path):
+    """The step's time limit is what is left of the budget over the workers (0.1 CPU h on 2 workers: 180 s);
+    the trainer then refuses this run directory by name: progress without its trainer state."""
+    run = tmp_path / "kerala"
+    run.mkdir()
+    (run / "progress.json").write_text(json.dumps({"iteration": 7, "samples": 9000, "cpu_seconds": 3.9 * 3600}))
+    out = _run(tmp_path, "kerala", WORKERS="2")
+    assert "a step of at most 180 s on 2 workers" in out.stdout
+    assert out.returncode != 0 and "trainer.pt: the trainer state is missing" in out.stderr + out.stdout
+    out = _run(tmp_path, "kerala", WORKERS="2", STEP_SECONDS="60")
+    assert "a step of at most 60 s on 2 workers" in out.stdout  # the shorter of the two
 
 
 def test_a_later_recipe_starts_from_its_games_run(tmp_path):

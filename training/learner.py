@@ -80,7 +80,11 @@ class Learner:
 
     def load(self, path: str | Path, optimiser: bool = True) -> None:
         """Network and optimiser from :meth:`save`'s file (onto this learner's device); ``optimiser=False``:
-        the network alone (the optimiser starts afresh, at this learner's learning rate)."""
+        the network alone (the optimiser starts afresh, at this learner's learning rate).  A missing file is a
+        ValueError naming it (a run directory whose progress was written without its trainer state)."""
+        if not Path(path).is_file():
+            raise ValueError(f"{path}: the trainer state is missing, so this run cannot continue (an incomplete or "
+                             "damaged run directory: restore the file, or start the run in a new directory)")
         state = torch.load(path, weights_only=True, map_location="cpu")
         self.net.load_state_dict(state["net"])
         if optimiser:
