@@ -159,11 +159,15 @@ class SeatPolicyValueNet:
         if view is None:
             if n not in self.seat_counts:
                 raise ValueError(f"this seat network plays {self.seat_counts} players, not {n}")
-            game = type(self.game)(n, **self.game.non_default_options)
-            view = SeatPolicyValueNet(game, self.params, self.config, self.metadata, seat_counts=self.seat_counts)
-            view.pooled_pass = self.pooled_pass
+            view = self._view(type(self.game)(n, **self.game.non_default_options))
             view._views = self._views
             self._views[n] = view
+        return view
+
+    def _view(self, game: Any) -> SeatPolicyValueNet:
+        """A new network of these weights bound to ``game`` (another count), taking this one's pooled pass."""
+        view = SeatPolicyValueNet(game, self.params, self.config, self.metadata, seat_counts=self.seat_counts)
+        view.pooled_pass = self.pooled_pass
         return view
 
     @property

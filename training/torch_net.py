@@ -101,19 +101,9 @@ class TorchSeatNet(SeatPolicyValueNet):
         return (f"TorchSeatNet({self.game!r}, seats={list(self.seat_counts)}, device={str(self.device)!r}, "
                 f"precision={self.precision!r})")
 
-    def for_players(self, num_players: int) -> TorchSeatNet:
-        """The view bound to ``num_players`` (the same module on the same device)."""
-        n = int(num_players)
-        view = self._views.get(n)
-        if view is None:
-            if n not in self.seat_counts:
-                raise ValueError(f"this seat network plays {self.seat_counts} players, not {n}")
-            game = type(self.game)(n, **self.game.non_default_options)
-            bound = SeatPolicyValueNet(game, self.params, self.config, self.metadata, seat_counts=self.seat_counts)
-            view = TorchSeatNet(bound, str(self.device), self.precision, self.module)
-            view._views = self._views
-            self._views[n] = view
-        return view
+    def _view(self, game: Any) -> TorchSeatNet:
+        """The view of another count (:meth:`for_players`): the same module on the same device."""
+        return TorchSeatNet(SeatPolicyValueNet._view(self, game), str(self.device), self.precision, self.module)
 
     def forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(logits, values)`` for a batch of flat observations of the bound count, as float32 numpy arrays."""
