@@ -21,6 +21,23 @@ from .seatnet import SeatNet, SeatNetConfig
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 
 
+def _check_precision(precision: str) -> torch.dtype:
+    """The torch dtype of a precision setting (ValueError naming the settings otherwise)."""
+    if precision not in DTYPES:
+        raise ValueError(f"inference: precision must be one of {', '.join(DTYPES)}, got {precision!r}")
+    return DTYPES[precision]
+
+
+def _placed(net: Any, module: torch.nn.Module, device: str, precision: str, load: bool = True) -> torch.nn.Module:
+    """Set ``net``'s ``device``, ``precision`` and ``dtype``; ``module`` with ``net``'s weights, there, in eval mode
+    (``load=False``: a module placed so already, shared)."""
+    net.device, net.precision, net.dtype = torch.device(device), precision, DTYPES[precision]
+    if not load:
+        return module
+    module.load_arrays(net.params)
+    return module.to(device=net.device, dtype=net.dtype).eval()
+
+
 class TorchNet(PolicyValueNet):
     """``net``'s weights in a torch :class:`~meeplezoo.training.networks.BlockNet` on ``device`` in
     ``precision``.
@@ -33,16 +50,10 @@ class TorchNet(PolicyValueNet):
     """
 
     def __init__(self, net: PolicyValueNet, device: str = "cpu", precision: str = "float32") -> None:
-        if precision not in DTYPES:
-            raise ValueError(f"inference: precision must be one of {', '.join(DTYPES)}, got {precision!r}")
+        _check_precision(precision)
         super().__init__(net.game, net.params, net.config, net.metadata, heads=net.heads)
-        self.device = torch.device(device)
-        self.precision = precision
-        self.dtype = DTYPES[precision]
-        module = BlockNet(self.game.observation_spec, self.game.num_actions, self.game.num_players,
-                          BlockNetConfig(**self.config), heads=net.heads)
-        module.load_arrays(self.params)
-        self.module = module.to(device=self.device, dtype=self.dtype).eval()
+        self.module = _placed(self, BlockNet(self.game.observation_spec, self.game.num_actions, self.game.num_players,
+                                             BlockNetConfig(**self.config), heads=net.heads), device, precision)
 
     def __repr__(self) -> str:
         return f"TorchNet({self.game!r}, device={str(self.device)!r}, precision={self.precision!r})"
@@ -84,17 +95,11 @@ class TorchSeatNet(SeatPolicyValueNet):
 
     def __init__(self, net: SeatPolicyValueNet, device: str = "cpu", precision: str = "float32",
                  module: SeatNet | None = None) -> None:
-        if precision not in DTYPES:
-            raise ValueError(f"inference: precision must be one of {', '.join(DTYPES)}, got {precision!r}")
+        _check_precision(precision)
         super().__init__(net.game, net.params, net.config, net.metadata, seat_counts=net.seat_counts)
-        self.device = torch.device(device)
-        self.precision = precision
-        self.dtype = DTYPES[precision]
-        if module is None:
-            module = SeatNet(self.game, SeatNetConfig(**self.config), self.seat_counts)
-            module.load_arrays(self.params)
-            module = module.to(device=self.device, dtype=self.dtype).eval()
-        self.module = module
+        shared = module is not None  # a view of another count shares its network's placed module
+        self.module = _placed(self, module if shared else SeatNet(self.game, SeatNetConfig(**self.config),
+                                                                  self.seat_counts), device, precision, not shared)
         self._views = {self.game.num_players: self}
 
     def __repr__(self) -> str:
