@@ -1,16 +1,17 @@
-"""Strength of the tuned search (``mcts``) against the heuristics, every game, 2 and 4 players.
+"""Strength of the tuned search (``mcts``) against the heuristics, every game, 2 to 5 players.
 
 Configurations (``CONFIGS``): 2 players in Kerala, Haus der Sonne (base and
 tactical), Hawaii and Asara (base and professional), the search against the
-heuristic; 4 players in Kerala, Hawaii and Asara, the search against three
-heuristics.  Deals are duplicated: every deal is played once with the search in
-each seat (2 games per deal for 2 players, 4 for 4 players), so the luck of the
-deal cancels out.
+heuristic; 3 and 4 players in Kerala, Hawaii and Asara and 5 in Kerala and
+Hawaii, the search against n-1 heuristics.  Deals are duplicated: every deal is
+played once with the search in each seat (n games per deal for n players), so
+the luck of the deal cancels out.
 
 Every finished game is appended as one JSON line to ``--matches`` and the
 summary (``--json``, a list of rows: game, players, agent, opponent, games,
 wins, win_rate, ci_low, ci_high, seconds_per_decision, ...) is rewritten from
-all lines after each game.  The configurations are played round-robin,
+all lines after each game: one row per configuration, agent and opponent in
+the file, whichever ``--config`` and ``--agent`` the run plays.  The configurations are played round-robin,
 ``--per-pass`` games of each per pass, so partial results exist early for
 every configuration; a run that is stopped and started again reads the lines
 already there and continues with the games that are missing.  A win is a first
@@ -65,6 +66,11 @@ CONFIGS = [
     Config("kerala-4", "kerala", 4),
     Config("hawaii-4", "hawaii", 4),
     Config("asara-4", "asara", 4),
+    Config("kerala-3", "kerala", 3),
+    Config("hawaii-3", "hawaii", 3),
+    Config("asara-3", "asara", 3),
+    Config("kerala-5", "kerala", 5),
+    Config("hawaii-5", "hawaii", 5),
 ]
 
 
@@ -130,13 +136,17 @@ def summarise(cfg: Config, agent: str, opponent: str, rows: list[dict[str, Any]]
             "baseline": 1.0 / cfg.players}
 
 
-def write_summary(path: str, configs: list[Config], agent: str, opponent: str,
-                  matches: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def write_summary(path: str, matches: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rewrite ``path`` with one row per configuration, agent and opponent in ``matches`` (in the order of
+    ``CONFIGS``, then of first appearance), and return the rows."""
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for m in matches:
+        groups.setdefault((m["config"], m["agent"], m["opponent"]), []).append(m)
     rows = []
-    for cfg in configs:
-        mine = [m for m in matches if m["config"] == cfg.key and m["agent"] == agent and m["opponent"] == opponent]
-        if mine:
-            rows.append(summarise(cfg, agent, opponent, mine))
+    for cfg in CONFIGS:
+        for (key, agent, opponent), mine in groups.items():
+            if key == cfg.key:
+                rows.append(summarise(cfg, agent, opponent, mine))
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
         json.dump(rows, f, indent=1)
@@ -209,16 +219,16 @@ def main(argv: list[str] | None = None) -> int:
             for deal, seat in batch:
                 if deadline is not None and time.time() > deadline:
                     print("time budget spent", flush=True)
-                    print(table(write_summary(args.json, configs, args.agent, args.opponent, matches)))
+                    print(table(write_summary(args.json, matches)))
                     return 0
                 m = play_one(cfg, args.agent, args.opponent, deal, seat, args.seed)
                 with open(args.matches, "a") as f:
                     f.write(json.dumps(m) + "\n")
                 matches.append(m)
-                write_summary(args.json, configs, args.agent, args.opponent, matches)
+                write_summary(args.json, matches)
                 print(f"{cfg.key:<26} deal {deal:>3} seat {seat}: win {m['win']:.2f} scores {m['scores']} "
                       f"({m['seconds'] / max(1, m['decisions']):.3f} s/decision, {m['wall_s']:.0f} s)", flush=True)
-    print(table(write_summary(args.json, configs, args.agent, args.opponent, matches)))
+    print(table(write_summary(args.json, matches)))
     return 0
 
 

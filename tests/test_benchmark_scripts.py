@@ -42,3 +42,26 @@ def test_inference_speed_runs_on_every_shipped_two_player_network():
     out = _run("benchmarks/inference_speed.py", "--batch", "1", "--seconds", "0.02", "--json", "")
     names = {line.split()[0] for line in out.splitlines()[1:]}
     assert names == {"asara-2p", "haus_der_sonne-2p", "hawaii-2p", "kerala-2p"}
+
+
+def test_search_strength_summary_keeps_every_configuration_and_agent(tmp_path):
+    """A run limited to one configuration (or another agent) rewrites the summary without dropping the rows
+    of the others: the summary is made from every game in the matches file."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import search_strength as ss
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+
+    def game(config: str, players: int, agent: str, win: float) -> dict:
+        return {"config": config, "game": config.split("-")[0], "players": players, "rules": {}, "agent": agent,
+                "opponent": "heuristic", "deal": 0, "seed": 1, "seat": 0, "win": win, "scores": [1.0] * players,
+                "placements": [0] * players, "decisions": 10, "seconds": 2.0, "simulations": 100, "wall_s": 3.0,
+                "finished_utc": "2026-12-06T00:00:00Z", "run": "r"}
+
+    matches = [game("kerala-5", 5, "mcts", 1.0), game("kerala-2", 2, "mcts", 0.0), game("kerala-2", 2, "mcts", 1.0),
+               game("kerala-2", 2, "mcts:time=0.2", 1.0)]
+    rows = ss.write_summary(str(tmp_path / "summary.json"), matches)
+    assert [(r["config"], r["agent"], r["games"]) for r in rows] == [
+        ("kerala-2", "mcts", 2), ("kerala-2", "mcts:time=0.2", 1), ("kerala-5", "mcts", 1)]
+    assert rows[0]["win_rate"] == 0.5 and rows[2]["players"] == 5
