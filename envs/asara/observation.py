@@ -231,8 +231,11 @@ class AsaraObserver(Observer):
         self.pending = lay["pending"].start
         self.seats = lay["seats"].start
         self.zero_head = np.zeros(lay["seats"].stop, dtype=np.float32)
-        self._parts: dict[Any, tuple[Any, Any]] = {}  # part -> (token, cached block)
-        self._body: dict[int, tuple[Any, bool, np.ndarray]] = {}  # observer -> (token, to move, body)
+        self.__dict__.update(self.fresh_caches())
+
+    def fresh_caches(self) -> dict[str, Any]:
+        """``_parts``: part -> (token, cached block); ``_body``: observer -> (token, to move, body)."""
+        return {"_parts": {}, "_body": {}}
 
     def _part(self, state: AsaraState, part: Any, key: Any = None) -> Any:
         """The cached block ``key`` (default: ``part``) if ``part`` has not changed since, else None."""
@@ -251,6 +254,7 @@ class AsaraObserver(Observer):
         Built by concatenating cached blocks; the result equals the plain reference encoder
         in tests/asara/asara_reference_obs.py.
         """
+        self.use_caches_of(s)
         g = s.game
         n = g.num_players
         rel = [(q - p) % n for q in range(n)]

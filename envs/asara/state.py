@@ -1274,6 +1274,11 @@ class AsaraState(State):
             s.p_cards = r.choice(s.card_choices(cur, area_action_target(s.p_area)[0]))
         s.rng = Rng(r.next64())
         s.refresh()
+        # the sample is the same game (an observer keeps its caches): what it redrew is marked changed
+        s.changes = self.changes.copy()
+        s._cards_moved()
+        s.changes.mark(*(("hand", q) for q in others))
+        s._tiles_moved("piles", *((("towers", q) for q in others) if pro else ()))
         return s
 
     @staticmethod

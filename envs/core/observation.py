@@ -316,17 +316,54 @@ def spec_from_layout(layout: dict[str, slice]) -> ObservationSpec:
     return spec
 
 
+#: how many games an observer keeps caches for (:meth:`Observer.use_caches_of`): lockstep self-play and
+#: batched arenas show one observer the positions of G games in turn
+CACHED_GAMES = 256
+
+
 class Observer(ABC):
     """Builds the observations of one game configuration, and owns the caches that make it fast.
 
     One is created per environment (``game.make_observer()``); the game also keeps a default one
     for ``state.observe``.  An observer may be shown any state of its game in any order (clones,
     determinizations, loaded states): what it caches is keyed by the tokens of the state's
-    :class:`Changes`, never by the state object."""
+    :class:`Changes`, never by the state object.
+
+    An observer with caches names them in :meth:`fresh_caches` and calls :meth:`use_caches_of` before it
+    reads them: it keeps one set per game (the states sharing a :class:`Changes` origin: a deal, its
+    clones and determinizations), the :data:`CACHED_GAMES` used last, so that positions of many games
+    observed in turn (lockstep self-play) do not evict each other's caches."""
 
     def __init__(self, game: Game) -> None:
         self.game = game
         self.spec: ObservationSpec = game.observation_spec
+        self._games: dict[Change, dict[str, Any]] = {}  # origin -> the caches of the games not in use
+        self._in_use: Change | None = None  # the origin whose caches are the attributes now
+        self._cache_names: tuple[str, ...] | None = None
+
+    def fresh_caches(self) -> dict[str, Any]:
+        """The caches of a game not seen yet: attribute name -> empty value (none by default)."""
+        return {}
+
+    def use_caches_of(self, state: State) -> None:
+        """Make the cache attributes those of ``state``'s game (fresh ones for a game not seen, or not
+        seen since :data:`CACHED_GAMES` others were)."""
+        origin = state.changes.origin
+        if origin is self._in_use:
+            return
+        d = self.__dict__
+        if self._cache_names is None:
+            self._cache_names = tuple(self.fresh_caches())
+        games = self._games
+        if self._in_use is not None:
+            games[self._in_use] = {k: d[k] for k in self._cache_names}
+        saved = games.pop(origin, None)
+        if saved is None:
+            saved = self.fresh_caches()
+            while len(games) >= CACHED_GAMES:
+                del games[next(iter(games))]  # the game used longest ago
+        d.update(saved)
+        self._in_use = origin
 
     @classmethod
     @abstractmethod

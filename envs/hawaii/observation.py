@@ -368,13 +368,16 @@ class HawaiiObserver(Observer):
         self.sc = Scales(game)
         self.static = _static_block(game, self.sc)
         self.off = _Offsets(game.observation_layout)
-        self._layout: tuple[Any, np.ndarray] | None = None  # (setup token, _layout_block)
-        self._base: tuple[Any, ...] | None = None  # (board, slots, supply, cove, docks, sequence tokens, vector)
-        self._realm: list[Any] = [None] * game.num_players  # (token, realm block, target)
+        self.__dict__.update(self.fresh_caches())
         lay = game.observation_layout
         #: (move_costs, chosen_place, places) starts with the option place_view, else None
         self.place_view = ((lay["move_costs"].start, lay["chosen_place"].start, lay["places"].start)
                            if "chosen_place" in lay else None)
+
+    def fresh_caches(self) -> dict[str, Any]:
+        """``_layout``: (setup token, :func:`_layout_block`); ``_base``: (board, slots, supply, cove, docks,
+        sequence tokens, vector); ``_realm``: per player (token, realm block, target)."""
+        return {"_layout": None, "_base": None, "_realm": [None] * self.game.num_players}
 
     def _base_vector(self, s: Any) -> np.ndarray:
         """Full-size vector holding every part that is the same for all observers."""
@@ -421,6 +424,7 @@ class HawaiiObserver(Observer):
 
     def observe(self, s: Any, player: int) -> np.ndarray:
         """Player ``player``'s information state."""
+        self.use_caches_of(s)
         g = s.game
         off = self.off
         sc = self.sc

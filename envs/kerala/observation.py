@@ -298,10 +298,14 @@ class KeralaObserver(Observer):
         offer = lay["offer"].start
         self.offer_ones = [[[offer + slot * OFFER_FEATURES + int(k) for k in np.flatnonzero(row)]
                             for row in offer_rows[:-1]] for slot in range(5)]
-        # caches, each with the tokens of ``state.changes`` it was built from
-        self._block: list[Any] = [None] * n  # (platform token, seat token, flat planes, features)
-        self._base: list[Any] = [None] * n  # (platform token, planes, score, elephants): what to patch
-        self._common: tuple[Any, np.ndarray] | None = None  # (unseen token, unseen + colours in play)
+        self.__dict__.update(self.fresh_caches())
+
+    def fresh_caches(self) -> dict[str, Any]:
+        """The caches, each with the tokens of ``state.changes`` it was built from: ``_block`` per player
+        (platform token, seat token, flat planes, features), ``_base`` per player (platform token, planes,
+        score, elephants: what to patch), ``_common`` (unseen token, unseen + colours in play)."""
+        n = self.n
+        return {"_block": [None] * n, "_base": [None] * n, "_common": None}
 
     def _view_tables(self, game: KeralaGame) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
         """The zeros that open the elephant view, and per window cell as the centre: where its entries come
@@ -356,6 +360,7 @@ class KeralaObserver(Observer):
         patched copy of the previous ones (the changed cells, the elephants, and with derived features
         the area planes of the areas that changed or changed their kept status); from scratch the
         first time, and when the cached planes are of another line of play or too far behind."""
+        self.use_caches_of(state)
         changes: Changes = state.changes
         ptok = changes.token(("platform", player))
         stok = changes.token(("seat", player))
@@ -487,6 +492,7 @@ class KeralaObserver(Observer):
 
     def common_block(self, state: KeralaState) -> np.ndarray:
         """Unseen counts and colours in play: the same for every observer, changed only by a draw."""
+        self.use_caches_of(state)
         tok = state.changes.token("unseen")
         common = self._common
         if common is None or common[0] is not tok:
