@@ -48,17 +48,27 @@ class Rng:
         return z ^ (z >> 31)
 
     def randbelow(self, n: int) -> int:
-        """Uniform int in ``[0, n)`` (n <= 2**32; bias below 2**-32)."""
-        return (self.next64() >> 32) * n >> 32
+        """Uniform int in ``[0, n)`` (n <= 2**32; bias below 2**-32): the top 32 bits of :meth:`next64`
+        scaled to ``n`` (the draw inlined: engines call this millions of times)."""
+        self.s = s = (self.s + 0x9E3779B97F4A7C15) & _MASK
+        z = ((s ^ (s >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        return ((z ^ (z >> 31)) >> 32) * n >> 32
 
     def random(self) -> float:
         return (self.next64() >> 11) * (1.0 / 9007199254740992.0)
 
     def shuffle(self, seq: MutableSequence[Any]) -> None:
-        """Fisher-Yates shuffle in place."""
+        """Fisher-Yates shuffle in place: position ``i`` (from the last down) swaps with
+        ``randbelow(i + 1)``, the draws inlined into one loop (the same stream as calling it)."""
+        s = self.s
         for i in range(len(seq) - 1, 0, -1):
-            j = self.randbelow(i + 1)
+            s = (s + 0x9E3779B97F4A7C15) & _MASK
+            z = ((s ^ (s >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+            j = ((z ^ (z >> 31)) >> 32) * (i + 1) >> 32
             seq[i], seq[j] = seq[j], seq[i]
+        self.s = s
 
     def choice(self, seq: Any) -> Any:
         return seq[self.randbelow(len(seq))]
