@@ -15,7 +15,8 @@ rare decisions, as the rounding of a batch differs from one position's).  ``samp
 the lockstep games gave exactly the samples of the games played one by one.
 
     .venv/bin/python benchmarks/selfplay_speed.py            # all four games, writes the results file
-    .venv/bin/python benchmarks/selfplay_speed.py --games-at-once 8 32   # two G (the results file's rows)
+    .venv/bin/python benchmarks/selfplay_speed.py --games-at-once 8 32   # two G
+    .venv/bin/python benchmarks/selfplay_speed.py --backends numpy --repeat 3   # each path 3 times in turn
     .venv/bin/python benchmarks/selfplay_speed.py --quick    # a smoke run (few sims, two games), no file
 """
 
@@ -57,9 +58,10 @@ def available_backends() -> list[str]:
 
 
 def measure(entry: dict[str, Any], games: int, at_once: int, sims: int, seed: int,
-            backend: str = "numpy", passes: tuple[str, ...] = ("rows",)) -> list[dict[str, Any]]:
+            backend: str = "numpy", passes: tuple[str, ...] = ("rows",), repeat: int = 1) -> list[dict[str, Any]]:
     """Rows of one game and backend: the games on ``seed, seed + 1, ...`` one by one, then ``at_once`` in
-    lockstep with each of numpy's ``passes`` of the pooled batch (torch: its own batched pass), side by side."""
+    lockstep with each of numpy's ``passes`` of the pooled batch (torch: its own batched pass), side by side;
+    ``repeat`` times in turn (every other time in reverse order), each path's CPU time summed."""
     name = entry["game"]
     cfg = ExItConfig(game=name, num_players=2, options=entry["options"], sims=sims, games_at_once=at_once,
                      seed=seed)
@@ -72,23 +74,31 @@ def measure(entry: dict[str, Any], games: int, at_once: int, sims: int, seed: in
     net = inference_net(load_network(entry["path"], meeplezoo.make_game(name, 2, **entry["options"]), 2),
                         *BACKENDS[backend])
     seeds = [seed + i for i in range(games)]
-    c0 = time.process_time()
-    alone = [play_game(cfg, net, [net], s, game) for s in seeds]
-    one_cpu = time.process_time() - c0
+    paths = ["alone", *passes]
+    cpu = dict.fromkeys(paths, 0.0)
+    same = dict.fromkeys(passes, True)
+    for rep in range(repeat):  # the paths in turn, every other repetition in reverse, so that a drift cancels
+        for path in (paths if rep % 2 == 0 else paths[::-1]):
+            c0 = time.process_time()
+            if path == "alone":
+                alone = [play_game(cfg, net, [net], s, game) for s in seeds]
+            else:
+                pooled = with_pooled_pass(net, path) if backend == "numpy" else net
+                together = play_games(cfg, pooled, [pooled], seeds, game)
+            cpu[path] += time.process_time() - c0
+            if path != "alone" and rep % 2 == 0:  # the games one by one were played just before
+                same[path] &= all(np.array_equal(a[k], b[k]) for a, b in zip(alone, together)
+                                  for k in ("obs", "mask", "pi", "z"))
     positions = sum(len(p["obs"]) for p in alone)
+    one = positions * repeat / cpu["alone"]
     rows = []
     for pooled_pass in passes:
-        pooled = with_pooled_pass(net, pooled_pass) if backend == "numpy" else net
-        c1 = time.process_time()
-        together = play_games(cfg, pooled, [pooled], seeds, game)
-        many_cpu = time.process_time() - c1
-        same = all(np.array_equal(a[k], b[k]) for a, b in zip(alone, together) for k in ("obs", "mask", "pi", "z"))
-        one, many = positions / one_cpu, positions / many_cpu
+        many = positions * repeat / cpu[pooled_pass]
         rows.append({"game": name, "players": 2, "sims": sims, "games": games, "games_at_once": at_once,
                      "backend": backend, "pooled_pass": pooled_pass, "network": type(net).__name__,
-                     "positions": positions, "positions_per_cpu_second_batch1": round(one, 2),
+                     "positions": positions, "repeats": repeat, "positions_per_cpu_second_batch1": round(one, 2),
                      "positions_per_cpu_second_batched": round(many, 2), "speedup": round(many / one, 3),
-                     "samples_identical": bool(same)})
+                     "samples_identical": bool(same[pooled_pass])})
     return rows
 
 
@@ -102,11 +112,15 @@ def main() -> int:
                    help="backends (default every one this machine has)")
     p.add_argument("--passes", nargs="+", default=["rows", "batch"], choices=["rows", "batch"],
                    help="numpy's passes of the lockstep batch (default both)")
+    p.add_argument("--repeat", type=int, default=1, help="measure every path this many times in turn, "
+                   "every other time in reverse order (a machine whose speed drifts biases one path less)")
     p.add_argument("--sims", type=int, default=64)
     p.add_argument("--seed", type=int, default=100)
     p.add_argument("--quick", action="store_true", help="smoke run: sims 8, two games two at a time, no file")
     p.add_argument("--json", default=None, help=f"where to write the rows (default {RESULTS} unless --quick)")
     args = p.parse_args()
+    if args.repeat < 1:
+        p.error(f"--repeat must be at least 1, got {args.repeat}")
     if args.quick:
         args.sims, args.games_at_once, args.count = 8, [2], 2
     entries = {c["game"]: c for c in available() if c["num_players"] == 2}
@@ -116,7 +130,7 @@ def main() -> int:
     for at_once, name in ((g, n) for g in args.games_at_once for n in args.games):
         for backend in args.backends or available_backends():
             for row in measure(entries[name], args.count or at_once, at_once, args.sims, args.seed, backend,
-                               tuple(args.passes)):
+                               tuple(args.passes), args.repeat):
                 rows.append(row)
                 print(f"{name:16} {row['backend']:9} {row['pooled_pass']:5} {row['games_at_once']:3d} "
                       f"{row['positions']:9d} {row['positions_per_cpu_second_batch1']:17.1f} "

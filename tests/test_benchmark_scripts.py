@@ -22,7 +22,8 @@ def _run(*args: str) -> str:
 
 
 def test_selfplay_speed_runs_on_a_block_and_a_seat_network():
-    out = _run("benchmarks/selfplay_speed.py", "--quick", "--games", "haus_der_sonne", "hawaii", "--backends", "numpy")
+    out = _run("benchmarks/selfplay_speed.py", "--quick", "--games", "haus_der_sonne", "hawaii", "--backends", "numpy",
+               "--repeat", "2")
     rows = [line.split() for line in out.splitlines()[1:]]
     assert [(r[0], r[2]) for r in rows] == [("haus_der_sonne", "rows"), ("haus_der_sonne", "batch"),
                                            ("hawaii", "rows"), ("hawaii", "batch")]
