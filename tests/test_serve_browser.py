@@ -63,8 +63,15 @@ def browser():
 
 
 def click(b: Chromium, selector: str) -> None:
-    """A real mouse click on the element, scrolled into view first (the action list scrolls)."""
-    b.js(f"document.querySelector({json.dumps(selector)}).scrollIntoView({{block: 'center'}})")
+    """A real mouse click on the element, scrolled into view first (the action list scrolls), once the element
+    is what the page shows at its middle (a busy machine may still be laying out the page: a click there
+    would land on something else)."""
+    sel = json.dumps(selector)
+    b.js(f"document.querySelector({sel}).scrollIntoView({{block: 'center'}})")
+    b.wait_for(f"(() => {{ const e = document.querySelector({sel}); if (!e) return false;"
+               f" const r = e.getBoundingClientRect();"
+               f" const t = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);"
+               f" return t !== null && (t === e || e.contains(t)); }})()", timeout=10)
     b.click(selector)
 
 
