@@ -353,9 +353,12 @@ class Chromium:
         """A real mouse click in the middle of the element."""
         box = self.js(f"(() => {{ const r = document.querySelector({json.dumps(selector)}).getBoundingClientRect();"
                       f" return [r.x + r.width / 2, r.y + r.height / 2]; }})()")
+        self.click_at(box[0], box[1])
+
+    def click_at(self, x: float, y: float) -> None:
+        """A real mouse click at a point of the page."""
         for kind in ("mousePressed", "mouseReleased"):
-            self.call("Input.dispatchMouseEvent", session=True, type=kind, x=box[0], y=box[1], button="left",
-                      clickCount=1)
+            self.call("Input.dispatchMouseEvent", session=True, type=kind, x=x, y=y, button="left", clickCount=1)
 
     def screenshot(self) -> bytes:
         return base64.b64decode(self.call("Page.captureScreenshot", session=True, format="png")["data"])

@@ -62,17 +62,25 @@ def browser():
     b.close()
 
 
-def click(b: Chromium, selector: str) -> None:
-    """A real mouse click on the element, scrolled into view first (the action list scrolls), once the element
-    is what the page shows at its middle (a busy machine may still be laying out the page: a click there
-    would land on something else)."""
+def click(b: Chromium, selector: str, timeout: float = 10.0) -> None:
+    """A real mouse click in the middle of the element, scrolled into view first (the action list scrolls).
+
+    The point is taken in the same evaluation that checks the element is what the page shows there: a busy
+    machine may still be laying the page out (the board's picture loading moves what is below it), and a
+    point measured before a layout change lands on something else.
+    """
     sel = json.dumps(selector)
     b.js(f"document.querySelector({sel}).scrollIntoView({{block: 'center'}})")
-    b.wait_for(f"(() => {{ const e = document.querySelector({sel}); if (!e) return false;"
-               f" const r = e.getBoundingClientRect();"
-               f" const t = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);"
-               f" return t !== null && (t === e || e.contains(t)); }})()", timeout=10)
-    b.click(selector)
+    probe = (f"(() => {{ const e = document.querySelector({sel}); if (!e) return null;"
+             f" const r = e.getBoundingClientRect(); const x = r.x + r.width / 2, y = r.y + r.height / 2;"
+             f" const t = document.elementFromPoint(x, y);"
+             f" return t !== null && (t === e || e.contains(t)) ? [x, y] : null; }})()")
+    deadline = time.monotonic() + timeout
+    while (point := b.js(probe)) is None:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{selector!r} was never shown at its middle")
+        time.sleep(0.05)
+    b.click_at(*point)
 
 
 def set_value(b: Chromium, selector: str, value: str) -> None:
@@ -94,9 +102,11 @@ def start_game(b: Chromium, url: str, game: str, opponent: str, seed: int) -> No
 
 
 def settled(b: Chromium, timeout: float = 60) -> dict:
-    """Wait until the page waits for the human (or the game is over) and return its state."""
+    """Wait until the page waits for the human (or the game is over), with the board's picture loaded (the
+    layout no longer moves), and return its state."""
     b.wait_for("document.body.dataset.step !== undefined && document.body.dataset.busy !== 'true' && "
                "(document.body.dataset.humanToMove === 'true' || document.body.dataset.terminal === 'true' ||"
+               " document.body.dataset.error) && (document.body.dataset.pictureLoaded === 'true' ||"
                " document.body.dataset.error)", timeout=timeout)
     return b.js("({...document.body.dataset, status: document.getElementById('status').textContent,"
                 " buttons: document.querySelectorAll('#actions button:not([disabled])').length})")
@@ -119,7 +129,11 @@ def play_by_clicking(b: Chromium, max_clicks: int = 2000) -> tuple[int, dict]:
         click(b, f"#actions button:not([disabled]):nth-of-type({k + 1})")
         clicks += 1
         assert clicks <= max_clicks, "the game did not end"
-        b.wait_for(f"document.body.dataset.step !== '{page['step']}' || document.body.dataset.error")
+        try:
+            b.wait_for(f"document.body.dataset.step !== '{page['step']}' || document.body.dataset.error")
+        except TimeoutError as e:
+            raise AssertionError(f"click {clicks} on button {k + 1} of {page['buttons']} changed nothing; the page"
+                                 f" now: {b.js('({...document.body.dataset})')}") from e
         page = settled(b)
     return clicks, page
 
