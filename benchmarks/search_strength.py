@@ -11,7 +11,10 @@ Every finished game is appended as one JSON line to ``--matches`` and the
 summary (``--json``, a list of rows: game, players, agent, opponent, games,
 wins, win_rate, ci_low, ci_high, seconds_per_decision, ...) is rewritten from
 all lines after each game: one row per configuration, agent and opponent in
-the file, whichever ``--config`` and ``--agent`` the run plays.  The configurations are played round-robin,
+the file, whichever ``--config`` and ``--agent`` the run plays.  Wall-clock seconds depend on what else
+runs: each game records the machine's one-minute load per core when it ends (``load_1min``) and a row its
+mean (``mean_load_per_core``; about 1.0 on a machine running as many such games as it has cores).  The
+configurations are played round-robin,
 ``--per-pass`` games of each per pass, so partial results exist early for
 every configuration; a run that is stopped and started again reads the lines
 already there and continues with the games that are missing.  A win is a first
@@ -98,7 +101,18 @@ def play_one(cfg: Config, agent_spec: str, opponent: str, deal: int, seat: int, 
             "decisions": int(getattr(agent, "total_decisions", 0)),
             "seconds": float(getattr(agent, "total_seconds", 0.0)),
             "simulations": int(getattr(agent, "total_simulations", 0)), "wall_s": wall,
+            "load_1min": machine_load(),
             "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "run": RUN}
+
+
+def machine_load() -> float | None:
+    """The machine's load average over the last minute when a game ends, per core (1.0: as many runnable
+    processes as cores), so a row's wall-clock seconds per decision can be read against what else ran;
+    None where the platform has no load average."""
+    try:
+        return round(os.getloadavg()[0] / (os.cpu_count() or 1), 2)
+    except (AttributeError, OSError):
+        return None
 
 
 def read_matches(path: str) -> list[dict[str, Any]]:
@@ -126,6 +140,7 @@ def summarise(cfg: Config, agent: str, opponent: str, rows: list[dict[str, Any]]
     for s in range(cfg.players):
         rs = [r for r in rows if r["seat"] == s]
         per_seat[str(s)] = round(sum(r["win"] for r in rs) / len(rs), 3) if rs else None
+    loads = [r["load_1min"] for r in rows if r.get("load_1min") is not None]
     margins = [r["scores"][r["seat"]] - max(x for i, x in enumerate(r["scores"]) if i != r["seat"]) for r in rows]
     return {"game": cfg.game, "rules": cfg.rules, "players": cfg.players, "agent": agent, "opponent": opponent,
             "games": n, "wins": wins, "win_rate": wins / n if n else None, "ci_low": lo, "ci_high": hi,
@@ -133,7 +148,8 @@ def summarise(cfg: Config, agent: str, opponent: str, rows: list[dict[str, Any]]
             "simulations_per_decision": sum(r["simulations"] for r in rows) / dec if dec else None,
             "mean_margin_over_best_opponent": float(np.mean(margins)) if margins else None,
             "win_rate_by_seat": per_seat, "config": cfg.key, "runs": len({r.get("run") for r in rows}),
-            "baseline": 1.0 / cfg.players}
+            "baseline": 1.0 / cfg.players,
+            "mean_load_per_core": round(float(np.mean(loads)), 2) if loads else None}
 
 
 def write_summary(path: str, matches: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -66,3 +66,20 @@ def test_search_strength_summary_keeps_every_configuration_and_agent(tmp_path):
     assert [(r["config"], r["agent"], r["games"]) for r in rows] == [
         ("kerala-2", "mcts", 2), ("kerala-2", "mcts:time=0.2", 1), ("kerala-5", "mcts", 1)]
     assert rows[0]["win_rate"] == 0.5 and rows[2]["players"] == 5
+    # games of files written before the load was recorded leave the row's mean load unknown
+    assert rows[0]["mean_load_per_core"] is None
+
+
+def test_search_strength_rows_give_the_mean_load_of_their_games():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import search_strength as ss
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    load = ss.machine_load()
+    assert load is None or load >= 0.0
+    cfg = next(c for c in ss.CONFIGS if c.key == "kerala-2")
+    base = {"seat": 0, "win": 1.0, "scores": [2.0, 1.0], "decisions": 10, "seconds": 2.0, "simulations": 100}
+    rows = [{**base, "load_1min": 0.5}, {**base, "load_1min": 1.5}, {**base}]
+    row = ss.summarise(cfg, "mcts", "heuristic", rows)
+    assert row["mean_load_per_core"] == 1.0 and row["games"] == 3
