@@ -17,8 +17,11 @@ Time spent inside numpy or other compiled functions is charged to the caller (in
 each caller spent in them), so a matrix product counts as network time and an ``np.array`` in the engine as
 engine time.  cProfile slows Python code more than compiled code, so the shares lean towards the Python
 side; the totals are for comparison between categories, not speeds (``selfplay_speed.py`` measures those).
+Each row also gives the profiled milliseconds per self-play position (decision) of each category, so rows of
+``--games-at-once 1 8`` show what lockstep changes (the network's share) and what it leaves as it was.
 
     .venv/bin/python benchmarks/selfplay_profile.py hawaii --games 4
+    .venv/bin/python benchmarks/selfplay_profile.py haus_der_sonne asara --games 8 --games-at-once 1 8
     .venv/bin/python benchmarks/selfplay_profile.py hawaii asara haus_der_sonne kerala --games 8 --games-at-once 8 \
         --json benchmarks/results/selfplay_profile.json
 """
@@ -119,17 +122,20 @@ def profile(game_name: str, games: int, at_once: int, sims: int, seed: int,
     cpu = time.process_time() - c0
     seconds = breakdown(pstats.Stats(prof))
     total = sum(seconds.values())
+    positions = sum(len(p["obs"]) for p in parts)
     return {"game": game_name, "network": type(net).__name__, "games": games, "games_at_once": at_once,
             "sims": sims, "pooled_pass": pooled_pass,
-            "positions": sum(len(p["obs"]) for p in parts), "profiled_cpu_seconds": round(cpu, 2),
-            "share": {k: round(v / total, 3) for k, v in seconds.items()}}
+            "positions": positions, "profiled_cpu_seconds": round(cpu, 2),
+            "share": {k: round(v / total, 3) for k, v in seconds.items()},
+            "ms_per_position": {k: round(1000 * v * cpu / total / positions, 2) for k, v in seconds.items()}}
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("game", nargs="+", help="game(s) with a shipped 2-player network")
     p.add_argument("--games", type=int, default=4, help="self-play games profiled (default 4)")
-    p.add_argument("--games-at-once", type=int, default=4, help="games in lockstep (default 4)")
+    p.add_argument("--games-at-once", type=int, nargs="+", default=[4],
+                   help="games in lockstep (default 4); several values: a row for each (1 is the one-by-one path)")
     p.add_argument("--sims", type=int, default=64)
     p.add_argument("--seed", type=int, default=100)
     p.add_argument("--pass", dest="pooled_pass", default="rows", choices=["rows", "batch"],
@@ -137,12 +143,13 @@ def main() -> int:
     p.add_argument("--json", default=None, help="where to write the rows (default: nowhere)")
     args = p.parse_args()
     rows = []
-    print(f"{'game':16} {'positions':>9} {'cpu s':>7}  " + "  ".join(f"{c:>11}" for c in CATEGORIES))
+    print(f"{'game':16} {'G':>3} {'positions':>9} {'cpu s':>7}  " + "  ".join(f"{c:>15}" for c in CATEGORIES))
     for g in args.game:
-        r = profile(g, args.games, args.games_at_once, args.sims, args.seed, args.pooled_pass)
-        rows.append(r)
-        print(f"{g:16} {r['positions']:9d} {r['profiled_cpu_seconds']:7.1f}  "
-              + "  ".join(f"{100 * r['share'][c]:10.1f}%" for c in CATEGORIES))
+        for at_once in args.games_at_once:
+            r = profile(g, args.games, at_once, args.sims, args.seed, args.pooled_pass)
+            rows.append(r)
+            print(f"{g:16} {at_once:3d} {r['positions']:9d} {r['profiled_cpu_seconds']:7.2f}  "
+                  + "  ".join(f"{100 * r['share'][c]:5.1f}% {r['ms_per_position'][c]:6.2f}ms" for c in CATEGORIES))
     if args.json:
         Path(args.json).write_text(json.dumps({"benchmark": "selfplay_profile", "python": platform.python_version(),
                                                "machine": platform.machine(), "rows": rows}, indent=1) + "\n")

@@ -32,10 +32,19 @@ def test_selfplay_speed_runs_on_a_block_and_a_seat_network():
 
 
 def test_selfplay_profile_runs_on_a_seat_network():
-    out = _run("benchmarks/selfplay_profile.py", "hawaii", "--games", "1", "--games-at-once", "1", "--sims", "4")
-    row = out.splitlines()[-1].split()
-    assert row[0] == "hawaii" and int(row[1]) > 0
-    assert sum(float(x.rstrip("%")) for x in row[3:]) == pytest.approx(100, abs=0.5)
+    out = _run("benchmarks/selfplay_profile.py", "hawaii", "--games", "2", "--games-at-once", "1", "2", "--sims", "4")
+    rows = [line.split() for line in out.splitlines()[1:]]
+    assert [(r[0], r[1]) for r in rows] == [("hawaii", "1"), ("hawaii", "2")]
+    for row in rows:
+        positions, cpu = int(row[2]), float(row[3])
+        assert positions > 0
+        shares = [float(x.rstrip("%")) for x in row[4:] if x.endswith("%")]
+        ms = [float(x[:-2]) for x in row[4:] if x.endswith("ms")]
+        assert len(shares) == len(ms) == 6
+        assert sum(shares) == pytest.approx(100, abs=0.5)
+        # the milliseconds per position add up to the profiled CPU time per position
+        assert sum(ms) == pytest.approx(1000 * cpu / positions, rel=0.05, abs=0.1)
+    assert rows[0][2] == rows[1][2]  # the same games, one by one and two at once
 
 
 def test_inference_speed_runs_on_every_shipped_two_player_network():
