@@ -21,6 +21,16 @@ def _run(*args: str) -> str:
     return out.stdout
 
 
+def _search_strength():
+    """The ``benchmarks/search_strength.py`` module (the benchmarks are scripts, not a package)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import search_strength
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    return search_strength
+
+
 def test_selfplay_speed_runs_on_a_block_and_a_seat_network():
     out = _run("benchmarks/selfplay_speed.py", "--quick", "--games", "haus_der_sonne", "hawaii", "--backends", "numpy",
                "--repeat", "2")
@@ -57,11 +67,7 @@ def test_inference_speed_runs_on_every_shipped_two_player_network():
 def test_search_strength_summary_keeps_every_configuration_and_agent(tmp_path):
     """A run limited to one configuration (or another agent) rewrites the summary without dropping the rows
     of the others: the summary is made from every game in the matches file."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import search_strength as ss
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+    ss = _search_strength()
 
     def game(config: str, players: int, agent: str, win: float) -> dict:
         return {"config": config, "game": config.split("-")[0], "players": players, "rules": {}, "agent": agent,
@@ -80,11 +86,7 @@ def test_search_strength_summary_keeps_every_configuration_and_agent(tmp_path):
 
 
 def test_search_strength_rows_give_the_mean_load_of_their_games():
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import search_strength as ss
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+    ss = _search_strength()
     load = ss.machine_load()
     assert load is None or load >= 0.0
     cfg = next(c for c in ss.CONFIGS if c.key == "kerala-2")

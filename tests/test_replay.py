@@ -338,11 +338,16 @@ class Chromium:
         return result["result"].get("value")
 
     def wait_for(self, expression: str, timeout: float = 30.0) -> None:
+        self.poll(f"Boolean({expression})", timeout)
+
+    def poll(self, expression: str, timeout: float = 30.0):
+        """The value of ``expression`` once it is truthy (evaluated every 50 ms); TimeoutError after ``timeout``."""
         deadline = time.monotonic() + timeout
-        while not self.js(f"Boolean({expression})"):
+        while not (value := self.js(expression)):
             if time.monotonic() > deadline:
                 raise TimeoutError(f"page never satisfied {expression!r}")
             time.sleep(0.05)
+        return value
 
     def press(self, key: str, code: int) -> None:
         for kind in ("rawKeyDown", "keyUp"):

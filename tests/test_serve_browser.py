@@ -75,12 +75,7 @@ def click(b: Chromium, selector: str, timeout: float = 10.0) -> None:
              f" const r = e.getBoundingClientRect(); const x = r.x + r.width / 2, y = r.y + r.height / 2;"
              f" const t = document.elementFromPoint(x, y);"
              f" return t !== null && (t === e || e.contains(t)) ? [x, y] : null; }})()")
-    deadline = time.monotonic() + timeout
-    while (point := b.js(probe)) is None:
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{selector!r} was never shown at its middle")
-        time.sleep(0.05)
-    b.click_at(*point)
+    b.click_at(*b.poll(probe, timeout))
 
 
 def set_value(b: Chromium, selector: str, value: str) -> None:
