@@ -14,13 +14,18 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from .evaluators import Evaluator
 from .tree import Tree
 
 
 def normalised(prior: Any, acts: list[int]) -> dict[int, float]:
     """``prior`` (weights indexed by action id) restricted to ``acts`` and summing to 1 (uniform if all 0)."""
-    w = [max(0.0, float(prior[a])) for a in acts]
+    if isinstance(prior, np.ndarray) and prior.ndim == 1:  # one gather, not an indexing per action
+        w = [x if x > 0 else 0.0 for x in prior[acts].tolist()]
+    else:
+        w = [max(0.0, float(prior[a])) for a in acts]
     total = sum(w)
     if not total > 0:
         return dict.fromkeys(acts, 1.0 / len(acts))
@@ -91,8 +96,9 @@ class PUCT:
 
     def priors(self, tree: Tree, node: int, s: Any, acts: list[int]) -> dict[int, float]:
         """The node's prior over ``acts`` (computed from this determinization for actions it lacks)."""
-        if not self.missing(tree, node, acts):
-            return tree.P[node]
+        P = tree.P[node]
+        if P is not None and all(map(P.__contains__, acts)):
+            return P
         priors = None if self.source is None else self.source.evaluate([s])[0]
         return self.fill(tree, node, acts, None if priors is None else priors[0])
 
@@ -100,7 +106,7 @@ class PUCT:
     def missing(tree: Tree, node: int, acts: list[int]) -> bool:
         """Whether the node's prior lacks one of ``acts`` (so the source must be asked)."""
         P = tree.P[node]
-        return P is None or not all(a in P for a in acts)
+        return P is None or not all(map(P.__contains__, acts))  # map: no generator frame per action
 
     @staticmethod
     def fill(tree: Tree, node: int, acts: list[int], prior: Any) -> dict[int, float]:
@@ -130,11 +136,12 @@ class PUCT:
         return a, k, False
 
     def _best(self, tree: Tree, node: int, s: Any, acts: list[int], p: int) -> int:
-        N, W = tree.N, tree.W
-        ch = tree.children[node]
-        c, sqrt = self.c, math.sqrt
         P = self.priors(tree, node, s, acts)
+        N, W = tree.N, tree.W
+        chget = tree.children[node].get
+        c, sqrt = self.c, math.sqrt
         av = tree.AV[node]
+        avget = av.get
         nn = N[node]
         if self.widen > 0:
             k = math.ceil(self.widen * (nn + 1) ** self.widen_alpha)
@@ -144,9 +151,9 @@ class PUCT:
         best_v = -math.inf
         a = acts[0]
         for b in acts:
-            ab = av.get(b, 0) + 1
+            ab = avget(b, 0) + 1
             av[b] = ab
-            k = ch.get(b)
+            k = chget(b)
             if k is None or not N[k]:
                 v = q0 + c * P[b] * sqrt(ab)
             else:

@@ -29,7 +29,6 @@ import numpy as np
 from ..core.game import scaled_count
 from ..core.observation import ObservationSpec, Observer
 from . import components as C
-from . import queries as Q
 from .state import BUY_SHELL, BUY_WINDOW, GAME_OVER, PRIESTESS
 
 if TYPE_CHECKING:
@@ -132,41 +131,73 @@ def _receiver_flags(state: HausDerSonneState, me: int, seg: int) -> list[int]:
     return [(0 if p == me else 2) + i for i, p in enumerate(order)]
 
 
-def _bay_offsets(face: int) -> list[int]:
+#: one bay's offsets (0..8) as in the ``bays`` block, indexed by face + 1 (index 0: the empty bay)
+_BAY_OFFSETS = ((0,),) + tuple((1 + t, 8) if b else (1 + t,) for t, b in zip(_FT, _BF))
+
+
+def _bay_offsets(face: int) -> tuple[int, ...]:
     """Offsets (0..8) of one bay's coding as in the ``bays`` block."""
-    if face < 0:
-        return [0]
-    return [1 + _FT[face], 8] if _BF[face] else [1 + _FT[face]]
+    return _BAY_OFFSETS[face + 1 if face >= 0 else 0]
 
 
 def encode_derived(state: HausDerSonneState, player: int, out: np.ndarray) -> None:
-    """Fill the :data:`DERIVED_BLOCKS` of ``out`` (a zeroed vector of :data:`SIZE_DERIVED` values)."""
+    """Fill the :data:`DERIVED_BLOCKS` of ``out`` (a zeroed vector of :data:`SIZE_DERIVED` values); the
+    entries are gathered in lists and written at once (one numpy store, not one per entry)."""
+    ones, vals_i, vals_v = derived_entries(state, player)
+    out[ones] = 1.0
+    if vals_i:
+        out[vals_i] = vals_v
+
+
+def derived_entries(state: HausDerSonneState, player: int) -> tuple[list[int], list[int], list[float]]:
+    """The non-zero entries of the :data:`DERIVED_BLOCKS`: indices of the ones, and indices and values of
+    the others (the state's flat lists read directly, as :mod:`.queries` would)."""
     me, op = player, 1 - player
-    boat = state.boat
-    for r in range(C.NUM_SEGMENTS):
-        seg = (boat + r) % C.NUM_SEGMENTS
+    nseg = C.NUM_SEGMENTS
+    boat, bs, bays, crater, disc = state.boat, state.beach_sum, state.bays, state.crater, state.disc
+    mine, theirs = me * nseg, op * nseg
+    my_disc, op_disc = me * C.NUM_DISCS - 1, op * C.NUM_DISCS - 1  # + value (1..5)
+    offsets = _BAY_OFFSETS
+    ones: list[int] = []
+    vals_i: list[int] = []
+    vals_v: list[float] = []
+    for r in range(nseg):
+        seg = (boat + r) % nseg
         row = AHEAD + AHEAD_COLS * r
-        out[row] = Q.beach_sum(state, me, seg) / 15.0
-        out[row + 1] = Q.beach_sum(state, op, seg) / 15.0
+        x, y = bs[mine + seg], bs[theirs + seg]
+        if x:
+            vals_i.append(row)
+            vals_v.append(x / 15.0)
+        if y:
+            vals_i.append(row + 1)
+            vals_v.append(y / 15.0)
         for f in _receiver_flags(state, me, seg):
-            out[row + 2 + f] = 1.0
-        for k in range(C.BAYS_PER_SEGMENT):
-            for o in _bay_offsets(Q.bay(state, seg, k)):
-                out[row + 2 + RECEIVER_FLAGS + 9 * k + o] = 1.0
-        out[row + 2 + RECEIVER_FLAGS + 18] = min(state.crater[seg], 4) / 4.0
+            ones.append(row + 2 + f)
+        col = row + 2 + RECEIVER_FLAGS
+        for o in offsets[bays[2 * seg] + 1]:
+            ones.append(col + o)
+        for o in offsets[bays[2 * seg + 1] + 1]:
+            ones.append(col + 9 + o)
+        cr = crater[seg]
+        if cr:
+            vals_i.append(col + 18)
+            vals_v.append(min(cr, 4) / 4.0)
         if r:
-            out[row + AHEAD_COLS - 2] = float(Q.disc_in_supply(state, me, r))
-            out[row + AHEAD_COLS - 1] = float(Q.disc_in_supply(state, op, r))
+            if disc[my_disc + r] < 0:
+                ones.append(row + AHEAD_COLS - 2)
+            if disc[op_disc + r] < 0:
+                ones.append(row + AHEAD_COLS - 1)
     land = state.land
     if land >= 0:
         for k in range(C.BAYS_PER_SEGMENT):
-            for o in _bay_offsets(Q.bay(state, land, k)):
-                out[LANDING_DETAIL + 9 * k + o] = 1.0
+            for o in offsets[bays[2 * land + k] + 1]:
+                ones.append(LANDING_DETAIL + 9 * k + o)
         order = state.landing_receivers(land)
         if order:
-            out[LANDING_DETAIL + 18 + (0 if order[0] == me else 2)] = 1.0
+            ones.append(LANDING_DETAIL + 18 + (0 if order[0] == me else 2))
         if state.second >= 0:  # -1: nobody gets the rest (one receiver, or identical cards)
-            out[LANDING_DETAIL + 18 + (1 if state.second == me else 3)] = 1.0
+            ones.append(LANDING_DETAIL + 18 + (1 if state.second == me else 3))
+    return ones, vals_i, vals_v
 
 
 def encode_observation(state: HausDerSonneState, player: int, out: np.ndarray | None = None) -> np.ndarray:
@@ -198,16 +229,18 @@ def encode_observation(state: HausDerSonneState, player: int, out: np.ndarray | 
     vals_v.append(scaled_count(state.turn, 150))
     ones.append(BOAT + state.boat)
     seg_slots = C.NUM_SEGMENTS + 1  # {supply, beach 0..5}
+    disc, nd = state.disc, C.NUM_DISCS
     for base, p in ((MY_DISCS, me), (OPP_DISCS, op)):
-        for i, v in enumerate(C.DISC_VALUES):
-            ones.append(base + seg_slots * i + Q.disc_segment(state, p, v) + 1)
+        for i in range(nd):  # disc value i + 1 (Q.disc_segment, read directly)
+            ones.append(base + seg_slots * i + disc[p * nd + i] + 1)
     ld = state.lava_disc
     if state.game.tactical:
         ones.append(LAVA_DISCS + ld[me] + 1)
         ones.append(LAVA_DISCS + 7 + ld[op] + 1)
+    bs, nseg = state.beach_sum, C.NUM_SEGMENTS
     for j, p in enumerate((me, op)):
-        for s in range(C.NUM_SEGMENTS):
-            x = Q.beach_sum(state, p, s)
+        for s in range(nseg):
+            x = bs[p * nseg + s]  # Q.beach_sum
             if x:
                 vals_i.append(SUMS + C.NUM_SEGMENTS * j + s)
                 vals_v.append(x / 15.0)
