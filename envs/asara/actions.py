@@ -21,6 +21,7 @@ A turn is a sequence of decisions by the same player:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from .components import (
     AREA_SHORT,
@@ -65,6 +66,12 @@ B_BASE, B_TURRET, B_TRUNK, B_WINDOW, B_LIT, B_STOP = range(6)
 
 def area_action_target(local: int) -> tuple[int, int]:
     """Area-select id -> (board area index, k sections for a build, else 0)."""
+    if 0 <= local < NUM_AREA_ACTIONS:
+        return AREA_TARGETS[local]
+    return _area_action_target(local)
+
+
+def _area_action_target(local: int) -> tuple[int, int]:
     if local < NUM_MARKETS:
         return local, 0
     if local == AREA_BANK:
@@ -75,75 +82,82 @@ def area_action_target(local: int) -> tuple[int, int]:
     return targets[local], 0
 
 
+#: area_action_target of every area-select id
+AREA_TARGETS = tuple(_area_action_target(a) for a in range(NUM_AREA_ACTIONS))
+
+
 @dataclass(frozen=True)
 class ActionCodec:
-    """Offsets of the phase blocks for one configuration (``slots`` tower slots per material)."""
+    """Offsets of the phase blocks for one configuration (``slots`` tower slots per material).
+
+    The offsets are cached properties: computed once, then plain attribute reads (the engine asks
+    for them at every step)."""
 
     slots: int
     num_spaces: int
 
-    @property
+    @cached_property
     def area(self) -> int:
         return 0
 
-    @property
+    @cached_property
     def cards(self) -> int:
         return NUM_AREA_ACTIONS
 
-    @property
+    @cached_property
     def space(self) -> int:
         return self.cards + NUM_CARD_ACTIONS
 
-    @property
+    @cached_property
     def market(self) -> int:
         return self.space + self.num_spaces
 
-    @property
+    @cached_property
     def spy_pile(self) -> int:
         return self.market + NUM_MARKET_ACTIONS
 
-    @property
+    @cached_property
     def spy_take(self) -> int:
         return self.spy_pile + NUM_SPY_PILE_ACTIONS
 
-    @property
+    @cached_property
     def build(self) -> int:
         return self.spy_take + NUM_SPY_TAKE_ACTIONS
 
     # build sub-blocks
-    @property
+    @cached_property
     def b_turret(self) -> int:
         return self.build + 10
 
-    @property
+    @cached_property
     def b_trunk(self) -> int:
         return self.b_turret + 10 * self.slots
 
-    @property
+    @cached_property
     def b_window(self) -> int:
         return self.b_trunk + 10 * self.slots
 
-    @property
+    @cached_property
     def b_lit(self) -> int:
         return self.b_window + 10 * self.slots
 
-    @property
+    @cached_property
     def b_stop(self) -> int:
         return self.b_lit + NUM_MATERIALS * self.slots
 
-    @property
+    @cached_property
     def lit_offer(self) -> int:
         return self.b_stop + 1
 
-    @property
+    @cached_property
     def lit_keep(self) -> int:
         return self.lit_offer + NUM_LIT_OFFER_ACTIONS
 
-    @property
+    @cached_property
     def lit_order(self) -> int:
         return self.lit_keep + NUM_LIT_KEEP_ACTIONS
 
-    @property
+    @cached_property
     def size(self) -> int:
         return self.lit_order + NUM_LIT_ORDER_ACTIONS
 
@@ -153,7 +167,14 @@ class ActionCodec:
 
     def placed_id(self, kind: int, m: int, g: int, slot: int) -> int:
         """turret / trunk / window of material m (gold g) into tower ``slot``."""
-        start = {B_TURRET: self.b_turret, B_TRUNK: self.b_trunk, B_WINDOW: self.b_window}[kind]
+        if kind == B_TURRET:
+            start = self.b_turret
+        elif kind == B_TRUNK:
+            start = self.b_trunk
+        elif kind == B_WINDOW:
+            start = self.b_window
+        else:
+            raise KeyError(kind)
         return start + (m * 2 + g) * self.slots + slot
 
     def lit_id(self, m: int, slot: int) -> int:

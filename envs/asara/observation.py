@@ -50,12 +50,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..core.game import scaled_count
+from ..core.game import readonly, scaled_count
 from ..core.observation import ObservationSpec, Observer
 from . import components as C
 from . import queries as Q
 from .actions import NUM_AREA_ACTIONS, NUM_CARD_ACTIONS
-from .state import NUM_PHASES, PAIR_CARD
+from .state import NUM_PHASES, PAIR_CARD, PH_BUILD, PH_SPACE
 
 if TYPE_CHECKING:
     from .state import AsaraGame, AsaraState
@@ -63,6 +63,12 @@ if TYPE_CHECKING:
 MAX_SEATS = 4
 MIN_SEATS = 2
 LIMITED_AREAS = tuple(a for a in range(C.NUM_AREAS) if a != C.FIVE)
+KIND_RANGE = range(C.KINDS_PER_TYPE)
+#: the parts of state.changes behind each seat's reserve and tower blocks
+RESERVE_KEYS = tuple(("reserve", q) for q in range(4))
+TOWER_KEYS = tuple(("towers", q) for q in range(4))
+#: the most cached blocks an observer keeps per game (then it starts afresh)
+MAX_CACHED_PARTS = 4096
 # offsets inside the meta block: year (4), player count (3), professional, phase (9), Caliph holder
 # (4 seats), start player (4 seats), turns taken
 M_YEAR = 0
@@ -230,176 +236,195 @@ class AsaraObserver(Observer):
         self.scale = scale_vector(game, lay)
         self.pending = lay["pending"].start
         self.seats = lay["seats"].start
-        self.zero_head = np.zeros(lay["seats"].stop, dtype=np.float32)
+        self.head_size = lay["seats"].stop
+        sc = self.scale
+        # observe scales the head (values final), the front run (areas .. cards_laid) and the back
+        # (private, belief) as one list: their scales, and where the tiles go between them
+        self.sc_lists = np.concatenate((np.ones(self.head_size, dtype=np.float32),
+                                        sc[lay["areas"].start: lay["cards_laid"].stop],
+                                        sc[lay["private"].start: lay["belief"].stop]))
+        self.lists_cut = lay["cards_laid"].stop
+        self.sc_displays = sc[lay["displays"]]
+        self.sc_piles = sc[lay["piles"]]
+        self.player_slices = [(lay[f"player_{i}"].start, lay[f"player_{i}"].stop) for i in range(MAX_SEATS)]
+        # blocks by the values they are built from (the seats' reserves and towers), for any game
+        self._by_value: dict[tuple[Any, ...], np.ndarray] = {}
+        self.zero_reserve = readonly(np.zeros(C.NUM_KINDS, dtype=np.float32))
+        # the padding after n seats (read-only: only ever concatenated)
+        self.zero_seats = [readonly(np.zeros(self.player_slices[-1][1] - self.player_slices[n][0], dtype=np.float32))
+                           for n in range(MAX_SEATS)]
+        # the front run (areas, spaces, five, cards_laid): per area (area, offset, its card spaces)
+        st, nsp = game.area_start, game.area_spaces
+        self.area_rows = [(a, i * AREA_VALUES, st[a], st[a] + nsp[a]) for i, a in enumerate(LIMITED_AREAS)]
+        self.front_spaces = len(LIMITED_AREAS) * AREA_VALUES
+        self.front_size = lay["cards_laid"].stop - lay["areas"].start
         self.__dict__.update(self.fresh_caches())
 
     def fresh_caches(self) -> dict[str, Any]:
-        """``_parts``: part -> (token, cached block); ``_body``: observer -> (token, to move, body)."""
-        return {"_parts": {}, "_body": {}}
+        """``_parts``: (part, token of the part) -> the block built from it: several versions of a part
+        at once (a search shows the observer many lines of play of one game in turn)."""
+        return {"_parts": {}}
 
     def _part(self, state: AsaraState, part: Any, key: Any = None) -> Any:
-        """The cached block ``key`` (default: ``part``) if ``part`` has not changed since, else None."""
-        hit = self._parts.get(part if key is None else key)
-        if hit is not None and hit[0] is state.changes.token(part):
-            return hit[1]
-        return None
+        """The cached block ``key`` (default: ``part``) for the state's version of ``part``, else None."""
+        return self._parts.get((part if key is None else key, state.changes.token(part)))
 
     def _keep(self, state: AsaraState, part: Any, value: Any, key: Any = None) -> Any:
-        self._parts[part if key is None else key] = (state.changes.token(part), value)
+        parts = self._parts
+        if len(parts) >= MAX_CACHED_PARTS:
+            parts.clear()
+        parts[(part if key is None else key, state.changes.token(part))] = value
         return value
 
     def observe(self, s: AsaraState, p: int) -> np.ndarray:
         """Player p's information state (see the module docstring for the blocks).
 
-        Built by concatenating cached blocks; the result equals the plain reference encoder
-        in tests/asara/asara_reference_obs.py.
+        The head, front and back (which change at most decisions) are written as one list and scaled at
+        once; the tiles (displays, piles, the seats' reserves and towers) come from cached blocks.  The
+        result equals the plain reference encoder in tests/asara/asara_reference_obs.py.
         """
         self.use_caches_of(s)
         g = s.game
         n = g.num_players
         rel = [(q - p) % n for q in range(n)]
-        latest = s.changes.latest
-        to_move = s.current_player == p
-        hit = self._body.get(p)
-        if hit is not None and hit[0] is latest and hit[1] == to_move:
-            body = hit[2]
-        else:
-            body = self._body_of(s, p, g, rel)
-            self._body[p] = (latest, to_move, body)
-        out = np.concatenate((self.zero_head, body))
-        # the head (meta, pending, seats) changes at every decision: write its few non-zero entries
-        idx = [M_YEAR + s.year - 1, M_PLAYERS + n - 2, M_CALIPH + rel[s.caliph], M_START + rel[s.start_player],
-               M_TURN]
-        val = [1.0, 1.0, 1.0, 1.0, scaled_count(s.turn_no, TURN_SCALE)]
+        v = self._head(s, p, g, rel)
+        self._front(v, s, p, g, rel)
+        self._back(v, s, p)
+        a = np.array(v, dtype=np.float32)
+        a *= self.sc_lists
+        np.minimum(a, 1.0, out=a)
+        cut = self.lists_cut
+        return np.concatenate((a[:cut], *self._tiles(s, p, g), a[cut:]))
+
+    def _head(self, s: AsaraState, p: int, g: AsaraGame, rel: list[int]) -> list[float]:
+        """The meta, pending and seats blocks (their values final: the scale of these entries is 1)."""
+        v = [0.0] * self.head_size
+        v[M_YEAR + s.year - 1] = 1.0
+        v[M_PLAYERS + g.num_players - 2] = 1.0
+        v[M_CALIPH + rel[s.caliph]] = 1.0
+        v[M_START + rel[s.start_player]] = 1.0
+        v[M_TURN] = scaled_count(s.turn_no, TURN_SCALE)
         if g.pro:
-            idx.append(M_PRO)
-            val.append(1.0)
+            v[M_PRO] = 1.0
         phase = s.phase
         if phase < NUM_PHASES:
-            idx.append(M_PHASE + phase)
-            val.append(1.0)
+            v[M_PHASE + phase] = 1.0
         o = self.pending
         if s.p_area >= 0:
-            idx.append(o + P_AREA + s.p_area)
-            val.append(1.0)
-        idx.append(o + P_STEPS + s.b_left)
-        val.append(1.0)
-        if phase == C.Phase.BUILD:
-            idx.append(o + P_PLOT + s.p_space - g.area_start[C.CIRCLE])
-            val.append(1.0)
+            v[o + P_AREA + s.p_area] = 1.0
+        v[o + P_STEPS + s.b_left] = 1.0
+        if phase == PH_BUILD:
+            v[o + P_PLOT + s.p_space - g.area_start[C.CIRCLE]] = 1.0
             for m in range(C.NUM_MATERIALS):
                 if s.open_[m]:
-                    idx.append(o + P_OPEN + m)
-                    val.append(1.0)
+                    v[o + P_OPEN + m] = 1.0
         if s.p_fee:
-            idx.append(o + P_FEE)
-            val.append(1.0)
+            v[o + P_FEE] = 1.0
         if s.p_pile >= 0:
-            idx.append(o + P_PILE + s.p_pile)
-            val.append(1.0)
-        if s.p_cards >= 0 and phase == C.Phase.SPACE and to_move:
-            idx.append(o + P_CARDS + s.p_cards)
-            val.append(1.0)
+            v[o + P_PILE + s.p_pile] = 1.0
+        if s.p_cards >= 0 and phase == PH_SPACE and s.current_player == p:
+            v[o + P_CARDS + s.p_cards] = 1.0
         if s.lit_keep_left:
-            idx.append(o + P_LIT)
-            val.append(1.0)
+            v[o + P_LIT] = 1.0
         o = self.seats
         hide = g.options["human_realistic_obs"]
         money, prestige, hand_n = s.money, s.prestige, s.hand_n
-        for q in range(n):
+        for q in range(g.num_players):
             b = o + 3 * rel[q]
-            idx += (b, b + 1, b + 2)
-            val += (scaled_count(money[q], MONEY_SCALE) if q == p or not hide else 0.0,
-                    scaled_count(prestige[q], PRESTIGE_SCALE), scaled_count(hand_n[q], HAND_SCALE))
-        out[idx] = val
-        return out
+            v[b] = scaled_count(money[q], MONEY_SCALE) if q == p or not hide else 0.0
+            v[b + 1] = scaled_count(prestige[q], PRESTIGE_SCALE)
+            v[b + 2] = scaled_count(hand_n[q], HAND_SCALE)
+        return v
 
-    def _body_of(self, s: AsaraState, p: int, g: AsaraGame, rel: list[int]) -> np.ndarray:
-        """Everything after the head; changes only when cards, tiles or towers move."""
-        n = g.num_players
-        lay = g.observation_layout
-        sc = self.scale
-        # areas, spaces, five, cards_laid: one contiguous run
-        cards = self._part(s, "cards")
-        if cards is None:
-            st = g.area_start
-            nsp = g.area_spaces
-            card = s.space_card
-            areas = [0.0] * (len(LIMITED_AREAS) * AREA_VALUES)
-            for i, a in enumerate(LIMITED_AREAS):
-                areas[i * AREA_VALUES + s.lead[a] + 1] = 1.0
-                areas[i * AREA_VALUES + AREA_VALUES - 1] = card[st[a]: st[a] + nsp[a]].count(PAIR_CARD)
-            own = s.space_owner
-            occ = [0.0] * (2 * len(own))  # occupancy bits, and per player the spaces he holds
-            held: list[list[int]] = [[] for _ in range(n)]
-            for j, o in enumerate(own):
-                if o >= 0:
-                    occ[2 * j] = 1.0
-                    held[o].append(2 * j + 1)
-            cards = self._keep(s, "cards", (areas, occ, held))
-        areas, occ, held = cards
-        sp = occ[:]
-        for j in held[p]:
-            sp[j] = 1.0
-        ns = C.NUM_SUITS
-        laid = [0] * ((ns + 1) * MAX_SEATS)
-        for q in range(n):
-            b = rel[q] * (ns + 1)
-            laid[b: b + ns] = Q.laid_up(s, q)
-            laid[b + ns] = sum(Q.laid_down(s, q))
-        front = _scaled(areas + sp + [sum(s.five_by)] + laid, sc[lay["areas"].start: lay["cards_laid"].stop])
-        # private and belief
-        v = Q.hand(s, p) + Q.laid_down(s, p) + Q.lit_reserve(s, p) + [0] * (2 * C.NUM_MATERIALS)
-        if s.lit_stack:
-            bit = 1 << p
-            for j, m in enumerate(s.lit_stack):
-                if s.lit_seen[j] & bit:
-                    v[PR_STACK + m] += 1
-        if s.current_player == p:
-            for m in s.lit_drawn:
-                v[PR_DRAWN + m] += 1
-        v += s.unseen_cards(p)
-        v.append(len(s.deck))
-        back = _scaled(v, sc[lay["private"].start: lay["belief"].stop])
-        # tiles: displays and piles, then the seats' reserves and towers
-        disp = self._part(s, "display")
+    def _tiles(self, s: AsaraState, p: int, g: AsaraGame) -> list[np.ndarray]:
+        """The displays, piles and the seats' blocks (scaled, cached: the piles by their part's token, the
+        others by the values they show)."""
+        known = self._by_value
+        if len(known) >= MAX_CACHED_PARTS:
+            known.clear()
+        k = ("d", *s.display)  # by value, as the seats' blocks
+        disp = known.get(k)
         if disp is None:
-            disp = self._keep(s, "display", _scaled(s.display, sc[lay["displays"]]))
+            disp = known[k] = _scaled(s.display, self.sc_displays)
         piles = self._part(s, "piles")
         if piles is None:
             v = [0] * (C.NUM_KINDS + C.NUM_TYPES + 1)
             for t in range(C.NUM_TYPES):
                 pile = s.piles[t]
-                for x in pile:
-                    v[Q.global_kind(t, x)] += 1
+                if pile:
+                    v[t * C.KINDS_PER_TYPE: (t + 1) * C.KINDS_PER_TYPE] = map(pile.count, KIND_RANGE)
                 v[C.NUM_KINDS + t] = len(pile)
             v[-1] = len(s.lit_stack)
-            piles = self._keep(s, "piles", _scaled(v, sc[lay["piles"]]))
-        key = ("players", p)
-        players = self._part(s, "tiles", key)
-        if players is None:
-            pieces = []
-            hide = g.options["human_realistic_obs"]
-            ts = C.NUM_KINDS
-            for i in range(n):
-                q = (p + i) % n
-                sl = lay[f"player_{i}"]
-                b = sl.start
-                if q == p or not hide:
-                    k2 = ("reserve", q)
-                    a = self._part(s, k2)
-                    if a is None:
-                        a = self._keep(s, k2, _scaled(s.reserve[q * C.NUM_KINDS: (q + 1) * C.NUM_KINDS],
-                                                      sc[b: b + ts]))
-                    pieces.append(a)
-                else:
-                    pieces.append(np.zeros(C.NUM_KINDS, dtype=np.float32))
-                k2 = ("towers", q)
-                a = self._part(s, k2)
+            piles = self._keep(s, "piles", _scaled(v, self.sc_piles))
+        return [disp, piles, *self._players(s, p, g)]
+
+    def _front(self, v: list[float], s: AsaraState, p: int, g: AsaraGame, rel: list[int]) -> None:
+        """Append the areas, spaces, five and cards_laid blocks (one contiguous run; unscaled) to ``v``."""
+        f = [0.0] * self.front_size
+        lead = s.lead
+        card = s.space_card
+        pairs = PAIR_CARD in card
+        for a, b, lo, hi in self.area_rows:
+            f[b + lead[a] + 1] = 1.0
+            if pairs:
+                f[b + AREA_VALUES - 1] = card[lo: hi].count(PAIR_CARD)
+        j = self.front_spaces
+        for o in s.space_owner:  # occupied, occupied by me
+            if o >= 0:
+                f[j] = 1.0
+                if o == p:
+                    f[j + 1] = 1.0
+            j += 2
+        f[j] = sum(s.five_by)
+        j += 1
+        ns = C.NUM_SUITS
+        up, down = s.laid_up, s.laid_down
+        for q in range(g.num_players):
+            b = j + rel[q] * (ns + 1)
+            f[b: b + ns] = up[q * ns: q * ns + ns]
+            f[b + ns] = sum(down[q * ns: q * ns + ns])
+        v += f
+
+    def _back(self, v: list[float], s: AsaraState, p: int) -> None:
+        """Append the private and belief blocks (unscaled) to ``v``."""
+        b = Q.hand(s, p) + Q.laid_down(s, p) + Q.lit_reserve(s, p) + [0] * (2 * C.NUM_MATERIALS)
+        if s.lit_stack:
+            bit = 1 << p
+            for j, m in enumerate(s.lit_stack):
+                if s.lit_seen[j] & bit:
+                    b[PR_STACK + m] += 1
+        if s.current_player == p:
+            for m in s.lit_drawn:
+                b[PR_DRAWN + m] += 1
+        b += s.unseen_cards(p)
+        b.append(len(s.deck))
+        v += b
+
+    def _players(self, s: AsaraState, p: int, g: AsaraGame) -> list[np.ndarray]:
+        """The pieces of the seats' reserves and towers, observer first."""
+        n = g.num_players
+        hide = g.options["human_realistic_obs"]
+        pieces = []
+        known = self._by_value  # keys: ("r", *reserve) and ("t", lit windows kept, *towers) of one seat
+        res, tw = s.reserve, s.towers
+        rw = C.NUM_KINDS
+        tw_width = C.NUM_MATERIALS * g.slots * C.TOWER_FIELDS
+        for i in range(n):
+            q = (p + i) % n
+            b, stop = self.player_slices[i]
+            if q == p or not hide:  # the blocks are cached by value: the same holdings recur across the tree
+                k = ("r", *res[q * rw: q * rw + rw])
+                a = known.get(k)
                 if a is None:
-                    a = self._keep(s, k2, _tower_block(s, q, sc[b + ts: sl.stop]))
+                    a = known[k] = _scaled(res[q * rw: q * rw + rw], self.scale[b: b + rw])
                 pieces.append(a)
-            if n < MAX_SEATS:
-                pieces.append(np.zeros(lay["player_3"].stop - lay[f"player_{n}"].start, dtype=np.float32))
-            players = self._keep(s, "tiles", np.concatenate(pieces), key)
-        return np.concatenate((front, disp, piles, players, back))
+            else:
+                pieces.append(self.zero_reserve)
+            k = ("t", sum(Q.lit_reserve(s, q)), *tw[q * tw_width: q * tw_width + tw_width])
+            a = known.get(k)
+            if a is None:
+                a = known[k] = _tower_block(s, q, self.scale[b + rw: stop])
+            pieces.append(a)
+        if n < MAX_SEATS:
+            pieces.append(self.zero_seats[n])
+        return pieces

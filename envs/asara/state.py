@@ -16,6 +16,7 @@ copies.  Tests may set the public fields directly (or use
 from __future__ import annotations
 
 from math import ceil
+from operator import add
 from typing import Any
 
 import numpy as np
@@ -59,6 +60,9 @@ NUM_PHASES = int(C.Phase.DONE)
 PHASE_NAMES = ("select area", "select cards", "select space", "market purchase", "spies: choose pile",
                "spies: take", "build", "lighted windows: offer", "lighted windows: keep", "game over")
 PAIR_CARD = C.NUM_SUITS  # space_card value of a face-down pair (after the suits 0..4)
+#: PAIR_ID[a][b] (a <= b): the local card id of the face-down pair of suits a and b
+PAIR_ID = [[C.NUM_SUITS + PAIRS.index((min(a, b), max(a, b))) for b in range(C.NUM_SUITS)]
+           for a in range(C.NUM_SUITS)]
 # the widths of the flat per-player lists, short because they index everything
 NS = C.NUM_SUITS  # hand, laid_up, laid_down: player * NS + suit
 NF = C.NUM_MATERIALS  # lit_res, open_: player * NF + material
@@ -88,6 +92,60 @@ def _fee_list_option(name: str, value: Any) -> list[int]:
 
 
 _DETERMINIZE_TRIES = 200  # samples tried for another player's begun turn (determinize)
+
+#: results of the build rules by everything they read (build_reach, build_choices): a search meets the
+#: same holdings again and again; cleared when full
+_MEMO: dict[tuple[Any, ...], Any] = {}
+_MEMO_SIZE = 4096
+
+
+def _memo(key: tuple[Any, ...], value: Any) -> Any:
+    if len(_MEMO) >= _MEMO_SIZE:
+        _MEMO.clear()
+    _MEMO[key] = value
+    return value
+
+
+# Rng's SplitMix64 stream, vectorized for shuffle_lists: the k-th next state is s + k * _GAMMA (mod 2**64)
+_GAMMA = 0x9E3779B97F4A7C15
+_MIN_DRAWS, _MAX_DRAWS = 16, 512  # below: numpy does not pay; above: beyond the tables
+_GAMMA_K = np.arange(1, _MAX_DRAWS + 1, dtype=np.uint64) * np.uint64(_GAMMA)
+_BOUNDS = np.arange(_MAX_DRAWS + 1, 1, -1, dtype=np.uint64)  # the bounds i + 1 of a Fisher-Yates pass
+_BOUNDS_BY_SIZES: dict[tuple[int, ...], np.ndarray] = {}  # the bounds of the passes over lists of these sizes
+_MIX1, _MIX2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+_U27, _U30, _U31, _U32 = (np.uint64(k) for k in (27, 30, 31, 32))
+
+
+def shuffle_lists(rng: Rng, seqs: list[list[Any]]) -> None:
+    """``rng.shuffle(seq)`` for every list of ``seqs`` in turn: the same draws, the same orders, ``rng``
+    advanced alike; the draws (SplitMix64, see ``core.rng``) computed at once with numpy, the swaps in
+    Python."""
+    sizes = [len(x) for x in seqs if len(x) > 1]
+    draws = sum(sizes) - len(sizes)
+    if draws < _MIN_DRAWS or draws > _MAX_DRAWS:
+        for x in seqs:
+            rng.shuffle(x)
+        return
+    z = _GAMMA_K[:draws] + np.uint64(rng.s)  # wraps mod 2**64, as the stream's & _MASK
+    z ^= z >> _U30
+    z *= _MIX1
+    z ^= z >> _U27
+    z *= _MIX2
+    z ^= z >> _U31
+    z >>= _U32  # randbelow(i + 1): the top 32 bits scaled to the bound
+    key = tuple(sizes)
+    bounds = _BOUNDS_BY_SIZES.get(key)
+    if bounds is None:
+        if len(_BOUNDS_BY_SIZES) >= _MEMO_SIZE:
+            _BOUNDS_BY_SIZES.clear()
+        bounds = _BOUNDS_BY_SIZES[key] = np.concatenate([_BOUNDS[_MAX_DRAWS + 1 - n: _MAX_DRAWS] for n in sizes])
+    z *= bounds
+    z >>= _U32
+    js = iter(z.tolist())
+    for x in seqs:
+        for i, j in zip(range(len(x) - 1, 0, -1), js):
+            x[i], x[j] = x[j], x[i]
+    rng.s = (rng.s + draws * _GAMMA) & ((1 << 64) - 1)
 
 
 def completable_reach(r_max: int, open_: list[int], base: list[int], trunk: list[int], window: list[int],
@@ -282,6 +340,9 @@ class AsaraGame(Game):
                                           o["lit_house_spaces"] if self.pro else 0]
         self.area_spaces = nsp
         self.area_start = [sum(nsp[:a]) for a in range(C.NUM_AREAS)]
+        #: (area, first, end) of the card spaces of every area with spaces to take (all but the 5-Asari building)
+        self.card_areas = [(a, self.area_start[a], self.area_start[a] + nsp[a]) for a in range(C.NUM_AREAS)
+                           if a != C.FIVE]
         self.total_spaces = sum(nsp)
         self.codec = ActionCodec(self.slots, max(len(C.BANK_VALUES), C.NUM_PLOTS, len(self.spy_fees),
                                                   len(self.recruit_fees)))
@@ -407,10 +468,14 @@ class AsaraState(State):
         self._mask = None
         self._legal = None
         # what changed, for whoever derives data from the position (the observer): "cards" (hands,
-        # cards laid, the deck, lighted windows), ("hand", p), and the tiles: "display", "piles",
+        # cards laid, the deck, lighted windows), "board" (buyers placed: card spaces, lead suits, cards
+        # laid; it implies "cards"), ("hand", p), and the tiles: "display", "piles" (what the piles
+        # and the lighted-window stack hold), "pile_order" (only their order: determinize),
         # ("reserve", p), ("towers", p), with "tiles" for any of them
         self.changes = Changes()
-        self._reach: dict[int, int] = {}  # build_reach per player; replaced, never mutated (clones share it)
+        # build_reach per player: shared by clones and determinizations while their reserves, towers and
+        # kept lit windows are the same (entries are added in place; _tiles_moved replaces it)
+        self._reach: dict[int, int] = {}
 
     # tower helpers ---------------------------------------------------------------
     def tower_index(self, p: int, m: int, slot: int) -> int:
@@ -436,25 +501,30 @@ class AsaraState(State):
     def build_resources(self, p: int) -> tuple[list[int], ...]:
         """Per material: reserve base/trunk/window/turret/lit, has a tower, uncovered windows, free slots."""
         S = self.game.slots
-        r = self.reserve
         o = p * C.NUM_KINDS
-        base, trunk, window, turret = (
-            [r[o + t * KT + GV * m] + r[o + t * KT + GV * m + 1] for m in range(NF)]
-            for t in (C.BASE, C.TRUNK, C.WINDOW, C.TURRET))
+        seg = self.reserve[o: o + C.NUM_KINDS]  # type * KT + material * GV + gold
+        tot = list(map(add, seg[0::GV], seg[1::GV]))  # plain + gold: type * NF + material
+        base, trunk, window, turret = (tot[t * NF: t * NF + NF] for t in (C.BASE, C.TRUNK, C.WINDOW, C.TURRET))
         lit = self.lit_res[p * NF: p * NF + NF]
         has = [0] * NF
         uncov = [0] * NF
         free = [0] * NF
         tw = self.towers
+        st = p * NF * S * TF
+        bases = tw[st: st + NF * S * TF: TF]  # the base field of every slot of p, material-major
         for m in range(NF):
-            i = (p * NF + m) * S * TF
-            for _ in range(S):
-                if tw[i]:
-                    has[m] = 1
-                    uncov[m] += tw[i + C.T_WIN_P] + tw[i + C.T_WIN_G]
-                else:
-                    free[m] += 1
-                i += TF
+            j = m * S
+            f = bases[j: j + S].count(0)
+            free[m] = f
+            if f < S:
+                has[m] = 1
+                u = 0
+                i = st + j * TF
+                for b in bases[j: j + S]:
+                    if b:
+                        u += tw[i + C.T_WIN_P] + tw[i + C.T_WIN_G]
+                    i += TF
+                uncov[m] = u
         return base, trunk, window, turret, lit, has, uncov, free
 
     # ------------------------------------------------------------------ masks
@@ -534,11 +604,15 @@ class AsaraState(State):
         if area == C.FIVE:
             return [s for s in range(NS) if h[s]]
         lead = self.lead[area]
-        out = [s for s in range(NS) if h[s] and (lead < 0 or s == lead)]
-        if self._pair_ok(p, lead):
-            for i, (a, b) in enumerate(PAIRS):
-                if (h[a] >= C.PAIR_SIZE) if a == b else (h[a] and h[b]):
-                    out.append(NS + i)
+        held = [s for s in range(NS) if h[s]]
+        out = held[:] if lead < 0 else [lead] if h[lead] else []
+        if self._pair_ok(p, lead):  # the pairs in the order of PAIRS
+            for i, a in enumerate(held):
+                row = PAIR_ID[a]
+                if h[a] >= C.PAIR_SIZE:
+                    out.append(row[a])
+                for b in held[i + 1:]:
+                    out.append(row[b])
         return out
 
     def _vacant(self, area: int) -> list[int]:
@@ -559,10 +633,22 @@ class AsaraState(State):
         """Bitmask of the section counts k (0..7) that player p could build right now."""
         reach = self._reach.get(p)  # depends only on p's reserve, lit windows and towers
         if reach is None:
-            res = self.build_resources(p)
-            reach = completable_reach(C.NUM_PLOTS, [0] * NF, *res, self.game.options["lit_on_new_window"])
-            self._reach = {**self._reach, p: reach}
+            lit_new = self.game.options["lit_on_new_window"]
+            key = ("reach", lit_new, *self._pieces(p))
+            reach = _MEMO.get(key)
+            if reach is None:
+                reach = _memo(key, completable_reach(C.NUM_PLOTS, [0] * NF, *self.build_resources(p), lit_new))
+            self._reach[p] = reach
         return reach
+
+    def _pieces(self, p: int) -> tuple[int, ...]:
+        """Everything of p's that building depends on: the slots per material, his reserve, kept lighted
+        windows and towers (a key for _MEMO)."""
+        S = self.game.slots
+        o = p * C.NUM_KINDS
+        t = p * NF * S * TF
+        return (S, *self.reserve[o: o + C.NUM_KINDS], *self.lit_res[p * NF: p * NF + NF],
+                *self.towers[t: t + NF * S * TF])
 
     def area_mask(self) -> list[bool]:
         """Rules 5.1-5.2, 9: which of the 17 area ids the current player may choose."""
@@ -571,66 +657,57 @@ class AsaraState(State):
         o = g.options
         money = self.money[p]
         own = self.space_owner
-        st = g.area_start
-        nsp = g.area_spaces
         lead = self.lead
         h = self.hand[p * NS: p * NS + NS]
         pair_any = self.hand_n[p] >= C.PAIR_SIZE
-        pair_lacking = o["pair_only_if_lacking_suit"]
-        pair_empty = pair_any and o["allow_pair_in_empty_area"]
-
-        def cards_ok(area: int) -> bool:  # a single card following suit, or a face-down pair (rules 5.1)
-            s_ = lead[area]
-            if s_ < 0:
-                return True  # the player to move holds at least one card
-            if h[s_]:
-                return True
-            return pair_any
-
-        def open_(area: int) -> bool:
-            a = st[area]
-            return -1 in own[a: a + nsp[area]]
-
-        if pair_lacking or pair_empty:
-            def cards_ok(area: int) -> bool:  # noqa: F811 - the general rule with the pair variants
-                return self._cards_ok(p, area)
-
+        general = o["pair_only_if_lacking_suit"] or (pair_any and o["allow_pair_in_empty_area"])
+        # per area: a vacant card space, and cards p may lay there (rules 5.1: a single card following
+        # suit, or a face-down pair; the player to move holds at least one card)
+        avail = [False] * C.NUM_AREAS
+        for a, lo, hi in g.card_areas:
+            if -1 in own[lo: hi]:
+                if general:  # the pair variants
+                    avail[a] = self._cards_ok(p, a)
+                else:
+                    s_ = lead[a]
+                    avail[a] = True if s_ < 0 or h[s_] else pair_any
         ok = [False] * NUM_AREA_ACTIONS
         decline_market = o["allow_decline_market"]
         for t in range(C.NUM_MARKETS):
-            if open_(t) and cards_ok(t):
+            if avail[t]:
                 if decline_market:
                     ok[t] = True
                 else:
                     d = self.display
                     ok[t] = any(d[t * KT + x] and g.price[x // GV] <= money for x in range(KT))
-        ok[AREA_BANK] = open_(C.BANK) and cards_ok(C.BANK)
+        ok[AREA_BANK] = avail[C.BANK]
         ro = p * C.NUM_KINDS
-        if open_(C.CIRCLE) and cards_ok(C.CIRCLE) and (any(self.reserve[ro: ro + C.NUM_KINDS])
-                                                      or any(self.lit_res[p * NF: p * NF + NF])):
+        if avail[C.CIRCLE] and (any(self.reserve[ro: ro + C.NUM_KINDS]) or any(self.lit_res[p * NF: p * NF + NF])):
             reach = self.build_reach(p)
             exact = o["build_exact_k"]
-            for k in range(1, C.NUM_PLOTS + 1):
-                plot = self._plot_for(k)
+            circle = own[g.area_start[C.CIRCLE]: g.area_start[C.CIRCLE] + C.NUM_PLOTS]
+            plot = -1  # _plot_for(k): plot k if vacant, else the lowest vacant higher plot
+            for k in range(C.NUM_PLOTS, 0, -1):
+                if circle[k - 1] < 0:
+                    plot = k - 1
                 if plot < 0 or plot + 1 > money:
                     continue
                 if exact:
                     ok[AREA_BUILD1 + k - 1] = bool(reach >> k & 1)
                 else:
                     ok[AREA_BUILD1 + k - 1] = bool(reach & ((1 << (k + 1)) - 2))
-        if open_(C.SPIES) and cards_ok(C.SPIES):
+        if avail[C.SPIES]:
             if o["allow_decline_spies"]:
                 ok[AREA_SPIES] = True
             else:
                 vac = self._vacant(C.SPIES)
                 ok[AREA_SPIES] = g.spy_fees[vac[0]] <= money and (any(self.piles) or o["spy_allow_empty_pile"])
-        ok[AREA_CALIPH] = (open_(C.CALIPH) and cards_ok(C.CALIPH)
-                           and (o["caliph_holder_may_retake"] or self.caliph != p))
+        ok[AREA_CALIPH] = (avail[C.CALIPH] and (o["caliph_holder_may_retake"] or self.caliph != p))
         ok[AREA_FIVE] = self.hand_n[p] > 0
         if g.pro:
-            if open_(C.RECRUIT) and cards_ok(C.RECRUIT) and self.deck:
+            if avail[C.RECRUIT] and self.deck:
                 ok[AREA_RECRUIT] = min(g.recruit_fees[i] for i in self._vacant(C.RECRUIT)) <= money
-            if open_(C.LIT_HOUSE) and cards_ok(C.LIT_HOUSE):
+            if avail[C.LIT_HOUSE]:
                 ok[AREA_LIT] = o["allow_decline_lit_house"] or bool(self.lit_offer_choices())
         return ok
 
@@ -667,7 +744,7 @@ class AsaraState(State):
 
     def place_buyer(self, p: int, area: int, card: int, space: int) -> None:
         """Lay the card(s): a single face up (face down on the 5-Asari building), or a pair face down."""
-        self._cards_moved()  # board, beliefs and p's private block all change
+        self.changes.mark("cards", "board")  # board, beliefs and p's private block all change
         h = self.hand
         o5 = p * NS
         if card < NS:
@@ -702,10 +779,10 @@ class AsaraState(State):
         self.changes.mark(("hand", p))
 
     def _tiles_moved(self, *parts: Any) -> None:
-        """Tiles moved: ``parts`` among "display", "piles", ("reserve", p), ("towers", p)."""
+        """Tiles moved: ``parts`` among "display", "piles", "pile_order", ("reserve", p), ("towers", p)."""
         self.changes.mark("tiles", *parts)
-        drop = [k[1] for k in parts if k[0] in ("reserve", "towers") and k[1] in self._reach]
-        if drop:
+        drop = [k[1] for k in parts if k[0] in ("reserve", "towers")]
+        if drop:  # a dict of its own: the old one stays with the states that share it (see refresh)
             self._reach = {q: r for q, r in self._reach.items() if q not in drop}
 
     # -- the moves (rules 5.3-5.7, 9) ---------------------------------------------------
@@ -761,7 +838,19 @@ class AsaraState(State):
         return out
 
     def build_choices(self) -> list[int]:
-        """Rules 5.4: every build step that keeps the action completable (rules file 14.3)."""
+        """Rules 5.4: every build step that keeps the action completable (rules file 14.3).
+
+        Memoized by everything it reads (the same building recurs across the determinizations of a search)."""
+        g = self.game
+        o = g.options
+        key = ("build", g.codec, o["build_exact_k"], o["lit_on_new_window"], self.b_left, self.b_built,
+               *self.open_, *self.new_windows, *self._pieces(self.current_player))
+        out = _MEMO.get(key)
+        if out is None:
+            out = _memo(key, self._build_choices())
+        return out[:]
+
+    def _build_choices(self) -> list[int]:
         g = self.game
         c = g.codec
         p = self.current_player
@@ -1203,8 +1292,11 @@ class AsaraState(State):
         sizes = [(sum(s.hand[q * NS: q * NS + NS]), sum(s.laid_down[q * NS: q * NS + NS])) for q in others]
         for pile in s.piles:
             pile.sort()
-            r.shuffle(pile)
         pro = g.pro
+        # the piles reshuffled (r.shuffle each); without lighted windows no draw comes between them and the
+        # shuffle of the first try's cards, which is done with them
+        cards0 = None if pro else pool[:]
+        shuffle_lists(r, s.piles if pro else [*s.piles, cards0])
         if pro:
             bit = 1 << player
             unknown = [i for i, b in enumerate(s.lit_seen) if not b & bit]
@@ -1225,12 +1317,15 @@ class AsaraState(State):
             # nothing was found, he keeps what he holds (the engine's guarantee of a playable state)
             keep = attempt == _DETERMINIZE_TRIES
             first = lead if attempt >= _DETERMINIZE_TRIES // 2 and lead in pool else -1
-            cards = pool[:]
-            if keep:
-                for x in range(NS):
-                    for _ in range(self.hand[cur * NS + x]):
-                        cards.remove(x)
-            r.shuffle(cards)
+            if attempt == 0 and cards0 is not None:
+                cards = cards0  # pool[:] shuffled with the piles
+            else:
+                cards = pool[:]
+                if keep:
+                    for x in range(NS):
+                        for _ in range(self.hand[cur * NS + x]):
+                            cards.remove(x)
+                r.shuffle(cards)
             if first >= 0:
                 cards.remove(first)
             for q, (hn, dn) in zip(others, sizes):
@@ -1268,17 +1363,28 @@ class AsaraState(State):
                 if hidden_drawn:
                     s.lit_drawn = [lit.pop() for _ in range(len(s.lit_drawn))]
             s.refresh()
+            # the build reach depends on reserves, towers and kept lighted windows: only the latter are
+            # redrawn (pro: a dict of its own for each try)
+            s._reach = {q: x for q, x in self._reach.items() if q not in others} if pro else self._reach
             if not pending or keep or s.pending_turn_possible():
                 break
         if pending and s.phase == PH_SPACE:
             s.p_cards = r.choice(s.card_choices(cur, area_action_target(s.p_area)[0]))
         s.rng = Rng(r.next64())
-        s.refresh()
+        if cur == player and s.phase != PH_DONE:
+            # his own turn: what his legal actions depend on (his hand, money and pieces, the board, the
+            # sizes and contents of the piles) is his or public, and was not redrawn: the sample shares them
+            if self._legal is None:
+                self._legal = self._legal_ids()
+            s._legal, s._mask = self._legal, self._mask
+        else:
+            s._mask = s._legal = None  # the rest of refresh() was done after the last draw of holdings
         # the sample is the same game (an observer keeps its caches): what it redrew is marked changed
         s.changes = self.changes.copy()
         s._cards_moved()
         s.changes.mark(*(("hand", q) for q in others))
-        s._tiles_moved("piles", *((("towers", q) for q in others) if pro else ()))
+        # the piles were reshuffled, not changed: "pile_order" (their tiles and sizes are the same)
+        s._tiles_moved("pile_order", *((("towers", q) for q in others) if pro else ()))
         return s
 
     @staticmethod
@@ -1514,7 +1620,7 @@ SCHEMA = StateSchema("asara", [
     Cache("_mask", doc="the read-only legal mask"),
     Cache("_legal", doc="the legal action ids (a list, never mutated)"),
     Cache("changes", copy=Changes.copy, doc="what changed, for the observer's caches"),
-    Cache("_reach", doc="build_reach per player (a dict, replaced, never mutated)"),
+    Cache("_reach", doc="build_reach per player (a dict shared while the reserves, towers and lit windows are)"),
 ])
 AsaraState.schema = SCHEMA
 AsaraState.clone = SCHEMA.bind(AsaraState)  # type: ignore[method-assign]
