@@ -75,11 +75,15 @@ def _conv3x3(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-def _linear(x: np.ndarray, w: np.ndarray, b: np.ndarray, rows: bool) -> np.ndarray:
+def _linear(x: np.ndarray, w: np.ndarray, b: np.ndarray, rows: bool, wt: np.ndarray | None = None) -> np.ndarray:
     """``x @ w.T + b`` for a batch ``x (B, in)``; ``rows``: as B one-row products (a stack of ``(1, in)``
-    matrices, which numpy multiplies one by one with the routine a batch of one gets)."""
+    matrices, which numpy multiplies one by one with the routine a batch of one gets).  ``wt``: ``w.T`` stored
+    contiguously, used for a batch of several rows (BLAS multiplies small batches by a transposed view
+    several times slower; a batch of one keeps ``w.T``, so one position's evaluation is as before)."""
     if rows:
         return (x[:, None, :] @ w.T)[:, 0] + b
+    if wt is not None and x.shape[0] > 1:
+        return x @ wt + b
     return x @ w.T + b
 
 
@@ -120,6 +124,8 @@ class PolicyValueNet:
         if bad:
             raise ValueError(f"network weight {bad[0]!r} holds NaN or infinite values")
         self.params = p
+        #: the matrices' transposes, contiguous (the batch pass's products, see _linear)
+        self.params_t = {k: np.ascontiguousarray(v.T) for k, v in p.items() if v.ndim == 2}  # noqa: PLR2004
         self._seen: tuple[Any, bool] | None = None  # the last game asked about and the answer
         self.flat_index = np.concatenate([np.arange(self.structure[n][3].start, self.structure[n][3].stop)
                                           for n in self.flat]) if self.flat else np.zeros(0, dtype=np.intp)
@@ -161,10 +167,10 @@ class PolicyValueNet:
         if obs.ndim == 1:
             obs = obs[None]
         hid = self.features(obs, rows=rows)
-        logits = _linear(hid, p["policy.weight"], p["policy.bias"], rows)
+        logits = _linear(hid, p["policy.weight"], p["policy.bias"], rows, self.params_t["policy.weight"])
         if self.config["action_hidden"]:
             logits[:, self.action_features.actions] += self.action_scores(obs, hid, rows=rows)
-        values = np.tanh(_linear(hid, p["value.weight"], p["value.bias"], rows))
+        values = np.tanh(_linear(hid, p["value.weight"], p["value.bias"], rows, self.params_t["value.weight"]))
         return logits, values
 
     @property
@@ -176,7 +182,8 @@ class PolicyValueNet:
         """The action head's term ``(B, len(actions))``, added to those actions' logits (``rows``: as
         :meth:`forward_rows` computes it)."""
         p = self.params
-        z = _linear(hid, p["action_trunk.weight"], p["action_trunk.bias"], rows)[:, None]
+        z = _linear(hid, p["action_trunk.weight"], p["action_trunk.bias"], rows,
+                    self.params_t["action_trunk.weight"])[:, None]
         for f in self.action_features.factors:
             if f.gather is None:
                 z = z + p[f"action_items.{f.name}"][f.index]
@@ -209,11 +216,13 @@ class PolicyValueNet:
             else:
                 parts.append(x.mean(axis=(1, 2)))
         if self.flat:
-            z = _linear(obs[:, self.flat_index], p["flat_mlp.0.weight"], p["flat_mlp.0.bias"], rows)
+            z = _linear(obs[:, self.flat_index], p["flat_mlp.0.weight"], p["flat_mlp.0.bias"], rows,
+                        self.params_t["flat_mlp.0.weight"])
             parts.append(np.maximum(z, 0))
         feat = np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
         for i in range(self.config["trunk_layers"]):
-            feat = np.maximum(_linear(feat, p[f"trunk.{2 * i}.weight"], p[f"trunk.{2 * i}.bias"], rows), 0)
+            feat = np.maximum(_linear(feat, p[f"trunk.{2 * i}.weight"], p[f"trunk.{2 * i}.bias"], rows,
+                                      self.params_t[f"trunk.{2 * i}.weight"]), 0)
         return feat
 
     def needs_own_observation(self, game: Any) -> bool:
