@@ -384,3 +384,21 @@ def test_wilson_interval():
     lo, hi = wilson_interval(90, 100)
     assert 0.82 < lo < 0.85 and 0.94 < hi < 0.96
     assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+def test_rng_shuffle_many_is_shuffle_of_each_in_turn():
+    """``Rng.shuffle_many`` (draws computed at once) gives the orders and the stream of successive shuffles,
+    below, inside and above the sizes it vectorizes."""
+    import random
+
+    for trial in range(400):
+        pick = random.Random(trial)
+        seqs = [list(range(pick.randint(0, pick.choice([3, 10, 40, 200])))) for _ in range(pick.randint(0, 6))]
+        one, many = Rng(trial * 7919), Rng(trial * 7919)
+        expected = [x[:] for x in seqs]
+        for x in expected:
+            one.shuffle(x)
+        got = [x[:] for x in seqs]
+        many.shuffle_many(got)
+        assert got == expected
+        assert many.s == one.s

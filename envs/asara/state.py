@@ -106,48 +106,6 @@ def _memo(key: tuple[Any, ...], value: Any) -> Any:
     return value
 
 
-# Rng's SplitMix64 stream, vectorized for shuffle_lists: the k-th next state is s + k * _GAMMA (mod 2**64)
-_GAMMA = 0x9E3779B97F4A7C15
-_MIN_DRAWS, _MAX_DRAWS = 16, 512  # below: numpy does not pay; above: beyond the tables
-_GAMMA_K = np.arange(1, _MAX_DRAWS + 1, dtype=np.uint64) * np.uint64(_GAMMA)
-_BOUNDS = np.arange(_MAX_DRAWS + 1, 1, -1, dtype=np.uint64)  # the bounds i + 1 of a Fisher-Yates pass
-_BOUNDS_BY_SIZES: dict[tuple[int, ...], np.ndarray] = {}  # the bounds of the passes over lists of these sizes
-_MIX1, _MIX2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
-_U27, _U30, _U31, _U32 = (np.uint64(k) for k in (27, 30, 31, 32))
-
-
-def shuffle_lists(rng: Rng, seqs: list[list[Any]]) -> None:
-    """``rng.shuffle(seq)`` for every list of ``seqs`` in turn: the same draws, the same orders, ``rng``
-    advanced alike; the draws (SplitMix64, see ``core.rng``) computed at once with numpy, the swaps in
-    Python."""
-    sizes = [len(x) for x in seqs if len(x) > 1]
-    draws = sum(sizes) - len(sizes)
-    if draws < _MIN_DRAWS or draws > _MAX_DRAWS:
-        for x in seqs:
-            rng.shuffle(x)
-        return
-    z = _GAMMA_K[:draws] + np.uint64(rng.s)  # wraps mod 2**64, as the stream's & _MASK
-    z ^= z >> _U30
-    z *= _MIX1
-    z ^= z >> _U27
-    z *= _MIX2
-    z ^= z >> _U31
-    z >>= _U32  # randbelow(i + 1): the top 32 bits scaled to the bound
-    key = tuple(sizes)
-    bounds = _BOUNDS_BY_SIZES.get(key)
-    if bounds is None:
-        if len(_BOUNDS_BY_SIZES) >= _MEMO_SIZE:
-            _BOUNDS_BY_SIZES.clear()
-        bounds = _BOUNDS_BY_SIZES[key] = np.concatenate([_BOUNDS[_MAX_DRAWS + 1 - n: _MAX_DRAWS] for n in sizes])
-    z *= bounds
-    z >>= _U32
-    js = iter(z.tolist())
-    for x in seqs:
-        for i, j in zip(range(len(x) - 1, 0, -1), js):
-            x[i], x[j] = x[j], x[i]
-    rng.s = (rng.s + draws * _GAMMA) & ((1 << 64) - 1)
-
-
 def completable_reach(r_max: int, open_: list[int], base: list[int], trunk: list[int], window: list[int],
                       turret: list[int], lit: list[int], has: list[int], uncov: list[int], free: list[int],
                       lit_on_new: bool = True) -> int:
@@ -1296,7 +1254,7 @@ class AsaraState(State):
         # the piles reshuffled (r.shuffle each); without lighted windows no draw comes between them and the
         # shuffle of the first try's cards, which is done with them
         cards0 = None if pro else pool[:]
-        shuffle_lists(r, s.piles if pro else [*s.piles, cards0])
+        r.shuffle_many(s.piles if pro else [*s.piles, cards0])
         if pro:
             bit = 1 << player
             unknown = [i for i, b in enumerate(s.lit_seen) if not b & bit]

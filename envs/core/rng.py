@@ -14,6 +14,14 @@ from typing import Any
 import numpy as np
 
 _MASK = (1 << 64) - 1
+_GAMMA = 0x9E3779B97F4A7C15
+# the stream vectorized for Rng.shuffle_many: the k-th next state is s + k * _GAMMA (mod 2**64)
+_MIN_DRAWS, _MAX_DRAWS = 16, 512  # below: numpy does not pay; above: beyond the tables
+_GAMMA_K = np.arange(1, _MAX_DRAWS + 1, dtype=np.uint64) * np.uint64(_GAMMA)
+_BOUNDS = np.arange(_MAX_DRAWS + 1, 1, -1, dtype=np.uint64)  # the bounds i + 1 of a Fisher-Yates pass
+_BOUNDS_BY_SIZES: dict[tuple[int, ...], np.ndarray] = {}  # the bounds of the passes over lists of these sizes
+_MIX1, _MIX2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+_U27, _U30, _U31, _U32 = (np.uint64(k) for k in (27, 30, 31, 32))
 
 
 def check_seed(seed: Any, name: str = "seed") -> int | None:
@@ -69,6 +77,36 @@ class Rng:
             j = ((z ^ (z >> 31)) >> 32) * (i + 1) >> 32
             seq[i], seq[j] = seq[j], seq[i]
         self.s = s
+
+    def shuffle_many(self, seqs: list[MutableSequence[Any]]) -> None:
+        """:meth:`shuffle` of every sequence of ``seqs`` in turn (the same draws, the same orders, the stream
+        advanced alike), the draws computed at once with numpy and only the swaps in Python."""
+        sizes = [len(x) for x in seqs if len(x) > 1]
+        draws = sum(sizes) - len(sizes)
+        if draws < _MIN_DRAWS or draws > _MAX_DRAWS:
+            for x in seqs:
+                self.shuffle(x)
+            return
+        z = _GAMMA_K[:draws] + np.uint64(self.s)  # wraps mod 2**64, as the stream's & _MASK
+        z ^= z >> _U30
+        z *= _MIX1
+        z ^= z >> _U27
+        z *= _MIX2
+        z ^= z >> _U31
+        z >>= _U32  # randbelow(i + 1): the top 32 bits scaled to the bound
+        key = tuple(sizes)
+        bounds = _BOUNDS_BY_SIZES.get(key)
+        if bounds is None:
+            if len(_BOUNDS_BY_SIZES) >= 4096:  # noqa: PLR2004
+                _BOUNDS_BY_SIZES.clear()
+            bounds = _BOUNDS_BY_SIZES[key] = np.concatenate([_BOUNDS[_MAX_DRAWS + 1 - n: _MAX_DRAWS] for n in sizes])
+        z *= bounds
+        z >>= _U32
+        js = iter(z.tolist())
+        for x in seqs:
+            for i, j in zip(range(len(x) - 1, 0, -1), js):
+                x[i], x[j] = x[j], x[i]
+        self.s = (self.s + draws * _GAMMA) & _MASK
 
     def choice(self, seq: Any) -> Any:
         return seq[self.randbelow(len(seq))]
