@@ -96,9 +96,8 @@ class PUCT:
 
     def priors(self, tree: Tree, node: int, s: Any, acts: list[int]) -> dict[int, float]:
         """The node's prior over ``acts`` (computed from this determinization for actions it lacks)."""
-        P = tree.P[node]
-        if P is not None and all(map(P.__contains__, acts)):
-            return P
+        if not self.missing(tree, node, acts):
+            return tree.P[node]
         priors = None if self.source is None else self.source.evaluate([s])[0]
         return self.fill(tree, node, acts, None if priors is None else priors[0])
 

@@ -135,11 +135,6 @@ def _receiver_flags(state: HausDerSonneState, me: int, seg: int) -> list[int]:
 _BAY_OFFSETS = ((0,),) + tuple((1 + t, 8) if b else (1 + t,) for t, b in zip(_FT, _BF))
 
 
-def _bay_offsets(face: int) -> tuple[int, ...]:
-    """Offsets (0..8) of one bay's coding as in the ``bays`` block."""
-    return _BAY_OFFSETS[face + 1 if face >= 0 else 0]
-
-
 def encode_derived(state: HausDerSonneState, player: int, out: np.ndarray) -> None:
     """Fill the :data:`DERIVED_BLOCKS` of ``out`` (a zeroed vector of :data:`SIZE_DERIVED` values); the
     entries are gathered in lists and written at once (one numpy store, not one per entry)."""
@@ -264,13 +259,8 @@ def encode_observation(state: HausDerSonneState, player: int, out: np.ndarray | 
     vals_v.append((C.LAVA_CHIPS - sum(cr)) / 4.0)
     bays = state.bays
     for b in range(C.NUM_BAYS):
-        f = bays[b]
-        if f < 0:
-            ones.append(BAYS + 9 * b)
-        else:
-            ones.append(BAYS + 9 * b + 1 + _FT[f])
-            if _BF[f]:
-                ones.append(BAYS + 9 * b + 8)
+        for o in _BAY_OFFSETS[bays[b] + 1]:
+            ones.append(BAYS + 9 * b + o)
     for j, p in enumerate((me, op)):
         h = state.hand[p]
         base = HANDS + 6 * j
