@@ -55,6 +55,7 @@ from .checkpoint import (  # noqa: F401 - re-exported: the network checkpoint's 
 )
 from .checkpoint import NET_WEIGHTS_MEMBER as WEIGHTS_MEMBER  # noqa: F401
 from .mcts import MCTSAgent, search_settings
+from .netops import egocentric_to_seats, masked_softmax, seats_to_egocentric  # noqa: F401 - re-exported
 from .registry import HEURISTICS, make
 from .search import LEAF_KINDS, NETWORK_SEARCH_KNOBS, Evaluator, HeuristicPrior  # noqa: F401 - LEAF_KINDS re-exported
 from .seat_layout import SEAT_ARCHITECTURE
@@ -264,26 +265,6 @@ class PolicyValueNet:
         """
         game, arrays, meta = read_network(path, game, num_players)
         return cls(game, arrays, meta["config"], meta)
-
-
-def masked_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """Softmax of ``logits`` over the ``True`` entries of ``masks``, row by row (0 elsewhere)."""
-    x = np.where(masks, logits, -np.inf)
-    x = x - x.max(axis=-1, keepdims=True)
-    e = np.exp(x)
-    return e / e.sum(axis=-1, keepdims=True)
-
-
-def egocentric_to_seats(values: np.ndarray, player: int) -> np.ndarray:
-    """Turn a value vector seen from ``player`` (entry k: the seat ``player + k``) into one per seat."""
-    n = len(values)
-    return np.roll(np.asarray(values), player % n)
-
-
-def seats_to_egocentric(values: np.ndarray, player: int) -> np.ndarray:
-    """The inverse of :func:`egocentric_to_seats`: entry 0 becomes ``player``'s."""
-    n = len(values)
-    return np.roll(np.asarray(values), -(player % n))
 
 
 class NetworkEvaluator(Evaluator):
