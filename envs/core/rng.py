@@ -20,6 +20,7 @@ _MIN_DRAWS, _MAX_DRAWS = 16, 512  # below: numpy does not pay; above: beyond the
 _GAMMA_K = np.arange(1, _MAX_DRAWS + 1, dtype=np.uint64) * np.uint64(_GAMMA)
 _BOUNDS = np.arange(_MAX_DRAWS + 1, 1, -1, dtype=np.uint64)  # the bounds i + 1 of a Fisher-Yates pass
 _BOUNDS_BY_SIZES: dict[tuple[int, ...], np.ndarray] = {}  # the bounds of the passes over lists of these sizes
+_BOUNDS_KEPT = 4096  # size combinations kept in _BOUNDS_BY_SIZES before it is cleared
 _MIX1, _MIX2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 _U27, _U30, _U31, _U32 = (np.uint64(k) for k in (27, 30, 31, 32))
 
@@ -97,7 +98,7 @@ class Rng:
         key = tuple(sizes)
         bounds = _BOUNDS_BY_SIZES.get(key)
         if bounds is None:
-            if len(_BOUNDS_BY_SIZES) >= 4096:  # noqa: PLR2004
+            if len(_BOUNDS_BY_SIZES) >= _BOUNDS_KEPT:
                 _BOUNDS_BY_SIZES.clear()
             bounds = _BOUNDS_BY_SIZES[key] = np.concatenate([_BOUNDS[_MAX_DRAWS + 1 - n: _MAX_DRAWS] for n in sizes])
         z *= bounds
