@@ -12,7 +12,9 @@ it): ``numpy`` with each ``--passes`` of its pooled batch (``inference_pass``: `
 are identical; ``batch``, one matrix product, whose rounding may differ from one position's), ``torch-cpu``
 where torch is installed and ``cuda`` where it sees a GPU (batched torch kernels: the samples may differ in
 rare decisions, as the rounding of a batch differs from one position's).  ``samples_identical`` says whether
-the lockstep games gave exactly the samples of the games played one by one.
+the lockstep games gave exactly the samples of the games played one by one.  A run's rows are merged into the
+results file: a row of the same game, players, sims, games, ``games_at_once``, backend and pass is replaced,
+others are kept, so that runs of different games or sizes of G gather in one file.
 
     .venv/bin/python benchmarks/selfplay_speed.py            # all four games, writes the results file
     .venv/bin/python benchmarks/selfplay_speed.py --games-at-once 8 32   # two G
@@ -102,6 +104,32 @@ def measure(entry: dict[str, Any], games: int, at_once: int, sims: int, seed: in
     return rows
 
 
+#: what makes two rows the same measurement: a new run's row replaces the file's row with the same key
+ROW_KEY = ("game", "players", "sims", "games", "games_at_once", "backend", "pooled_pass")
+
+
+def merge_rows(path: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows already in ``path`` (if any) with this run's ``rows`` merged in: a row with the same
+    :data:`ROW_KEY` is replaced in place, a new one appended, so that runs of different games, sizes of G or
+    passes gather in one file."""
+    try:
+        old = json.loads(path.read_text()).get("rows", [])
+    except FileNotFoundError:
+        old = []
+    except (json.JSONDecodeError, AttributeError) as exc:
+        raise SystemExit(f"{path}: not a selfplay_speed results file ({exc}); move it away or pass --json") from exc
+    merged = list(old)
+    where = {tuple(r.get(k) for k in ROW_KEY): i for i, r in enumerate(merged)}
+    for r in rows:
+        key = tuple(r.get(k) for k in ROW_KEY)
+        if key in where:
+            merged[where[key]] = r
+        else:
+            where[key] = len(merged)
+            merged.append(r)
+    return merged
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--games", nargs="+", default=list(GAMES), help="games (default all four)")
@@ -138,10 +166,11 @@ def main() -> int:
                       f"{row['samples_identical']}", flush=True)
     out = args.json or (None if args.quick else str(RESULTS))
     if out:
+        merged = merge_rows(Path(out), rows)
         Path(out).write_text(json.dumps({"benchmark": "selfplay_speed", "python": platform.python_version(),
                                          "machine": platform.machine(), "cpu_clock": "time.process_time",
-                                         "rows": rows}, indent=1) + "\n")
-        print(f"written to {out}")
+                                         "rows": merged}, indent=1) + "\n")
+        print(f"written to {out} ({len(rows)} rows of this run, {len(merged)} in all)")
     return 0 if all(r["samples_identical"] for r in rows if r["pooled_pass"] == "rows") else 1
 
 

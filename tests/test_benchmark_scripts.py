@@ -6,6 +6,7 @@ the benchmarks that load them working, on the smallest settings, without writing
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -39,6 +40,25 @@ def test_selfplay_speed_runs_on_a_block_and_a_seat_network():
                                            ("hawaii", "rows"), ("hawaii", "batch")]
     assert all(r[1] == "numpy" and int(r[4]) > 0 for r in rows)
     assert all(r[-1] == "True" for r in rows if r[2] == "rows")  # the exact pass: the samples of one game at a time
+
+
+def test_selfplay_speed_merges_a_runs_rows_into_the_results_file(tmp_path):
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import selfplay_speed
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    key = dict(game="asara", players=2, sims=64, games=8, games_at_once=8, backend="numpy", pooled_pass="rows")
+    path = tmp_path / "speed.json"
+    assert selfplay_speed.merge_rows(path, [{**key, "speedup": 1.1}]) == [{**key, "speedup": 1.1}]  # no file yet
+    path.write_text(json.dumps({"rows": [{**key, "speedup": 1.1}, {**key, "pooled_pass": "batch", "speedup": 1.2}]}))
+    merged = selfplay_speed.merge_rows(path, [{**key, "speedup": 1.3}, {**key, "games": 32, "speedup": 1.4}])
+    # the same measurement replaced in place, the other pass kept, a new size of the run appended
+    assert [(r["pooled_pass"], r["games"], r["speedup"]) for r in merged] == [
+        ("rows", 8, 1.3), ("batch", 8, 1.2), ("rows", 32, 1.4)]
+    path.write_text("not json")
+    with pytest.raises(SystemExit, match="not a selfplay_speed results file"):
+        selfplay_speed.merge_rows(path, [])
 
 
 def test_selfplay_profile_runs_on_a_seat_network():
