@@ -17,8 +17,10 @@ checkpoint it played and that checkpoint's training CPU hours (from its own meta
 ``win_rate``, ``ci_low``, ``ci_high``, ``seconds_per_decision``, ``training_cpu_hours``,
 ``checkpoint_sha256`` and its prefix ``checkpoint``, ``superseded``, ...) are rewritten to ``--json`` after
 each game: one row per agent spec *and checkpoint*, so games of a network that has since been replaced (a
-new ``pretrained`` file, a retrained ``runs/.../best.zip``) stay in the file as their own rows, marked
-``superseded: true``, and are never counted with the new one's.
+new ``pretrained`` file, a retrained ``runs/.../best.zip``) are never counted with the new one's: their rows,
+marked ``superseded: true``, go to the history file (``--history``, by default ``--json``'s name with
+``_history``), so that ``--json`` describes the networks the specs name today.  The matches file keeps every
+game.
 
     .venv/bin/python benchmarks/learned_strength.py --games 200 --search
     .venv/bin/python benchmarks/learned_strength.py --checkpoint pretrained --games 200   # the shipped networks
@@ -162,6 +164,12 @@ def summary_rows(matches: list[dict[str, Any]], configs: dict[str, S.Config],
     return rows
 
 
+def history_path(json_path: str) -> str:
+    """Where the rows of replaced networks go: ``--json``'s path with ``_history`` before its extension."""
+    stem, ext = os.path.splitext(json_path)
+    return f"{stem}_history{ext or '.json'}"
+
+
 def table(rows: list[dict[str, Any]]) -> str:
     """The summary rows as text: one line per configuration, agent and checkpoint (superseded ones marked)."""
     out = [f"{'config':<18} {'agent':<34} {'checkpoint':<10} {'games':>5} {'win rate':>8} {'95% CI':>15} {'s/dec':>6}"]
@@ -193,7 +201,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--opponent", default="heuristic")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--matches", default=os.path.join(S.RESULTS, "learned_strength_matches.jsonl"))
-    p.add_argument("--json", default=os.path.join(S.RESULTS, "learned_strength.json"))
+    p.add_argument("--json", default=os.path.join(S.RESULTS, "learned_strength.json"),
+                   help="the summary rows of the networks the specs name today")
+    p.add_argument("--history", default=None, help="the summary rows of networks since replaced (default: "
+                   "--json's name with _history, learned_strength_history.json)")
     p.add_argument("--minutes", type=float, default=None, help="stop starting games after this long")
     p.add_argument("--shard", default="0/1", metavar="K/N",
                    help="play only every N-th game from the K-th (0-based): N processes with K = 0..N-1 share "
@@ -266,13 +277,17 @@ def main(argv: list[str] | None = None) -> int:
     paths = {(cfg.key, spec): path for cfg, spec, path in plans}
     by_key = {c.key: c for c in configs_at(sorted({*counts, *(m["players"] for m in matches)}))}
 
+    history = args.history or history_path(args.json)
+
     def summary() -> list[dict[str, Any]]:
         # every (configuration, agent, opponent, checkpoint) in the matches file, also those another process plays
         rows = summary_rows(S.read_matches(args.matches), by_key, paths, shas)
-        tmp = f"{args.json}.{os.getpid()}.tmp"  # processes sharing the files write their own
-        with open(tmp, "w") as f:
-            json.dump(rows, f, indent=1)
-        os.replace(tmp, args.json)
+        for path, part in ((args.json, [r for r in rows if not r["superseded"]]),
+                           (history, [r for r in rows if r["superseded"]])):
+            tmp = f"{path}.{os.getpid()}.tmp"  # processes sharing the files write their own
+            with open(tmp, "w") as f:
+                json.dump(part, f, indent=1)
+            os.replace(tmp, path)
         return rows
 
     while any(todo.values()):

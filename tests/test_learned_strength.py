@@ -2,7 +2,7 @@
 
 ``benchmarks/learned_strength.py`` records the sha256 of the checkpoint behind every game; a spec whose file
 is later replaced (a new shipped network) gets new rows, and the old network's games stay as rows marked
-``superseded`` instead of being counted with the new one's.
+``superseded`` (in the history file) instead of being counted with the new one's.
 """
 
 from __future__ import annotations
@@ -92,3 +92,27 @@ def test_rows_at_several_player_counts_rotate_the_seat_and_split_tied_firsts(tmp
     assert row["players"] == 3 and row["games"] == 3 and row["baseline"] == 1 / 3
     assert row["checkpoint"] == file_sha256(str(path))[:L.SHA_PREFIX]
     assert 0 <= row["ci_low"] <= row["win_rate"] <= row["ci_high"] <= 1 and row["seconds_per_decision"] > 0
+
+
+def test_a_replaced_networks_rows_go_to_the_history_file(tmp_path):
+    """The results file describes the networks the specs name today; rows of a file since replaced move to
+    the history file (the matches file keeps every game)."""
+    import shutil
+
+    from meeplezoo.agents.pretrained import checkpoint_path
+    from meeplezoo.training.league_storage import file_sha256
+
+    net = tmp_path / "net.zip"
+    shutil.copy(checkpoint_path("asara", 2), net)
+    old = hashlib.sha256(b"the network this file held before").hexdigest()
+    matches, out = tmp_path / "m.jsonl", tmp_path / "s.json"
+    matches.write_text("".join(json.dumps(_match(str(net), old, d, s, 1.0, 0.5)) + "\n"
+                               for d in range(2) for s in range(2)))
+    assert L.main(["--config", "asara-2", "--checkpoint", str(net), "--games", "2", "--matches", str(matches),
+                   "--json", str(out)]) == 0
+    (now,) = json.loads(out.read_text())
+    (before,) = json.loads((tmp_path / "s_history.json").read_text())
+    assert (now["checkpoint_sha256"], now["games"], now["superseded"]) == (file_sha256(str(net)), 2, False)
+    assert (before["checkpoint_sha256"], before["games"], before["wins"], before["superseded"]) == (old, 4, 4.0, True)
+    assert len(matches.read_text().splitlines()) == 6  # noqa: PLR2004
+    assert L.history_path("results/x.json") == "results/x_history.json"
