@@ -77,8 +77,8 @@ def test_other_configurations_are_refused_with_what_is_shipped():
         make("pretrained:extra", "kerala")
     with pytest.raises(ValueError, match="a game is needed"):
         make("pretrained")
-    with pytest.raises(ValueError, match="is a network for 'asara', not 'kerala'"):
-        PolicyValueNet.load(checkpoint_path("asara"), "kerala")
+    with pytest.raises(ValueError, match="is a network for 'haus_der_sonne', not 'kerala'"):
+        PolicyValueNet.load(checkpoint_path("haus_der_sonne"), "kerala")
 
 
 def test_the_pretrained_network_beats_random_through_the_cli():
