@@ -6,6 +6,7 @@ the benchmarks that load them working, on the smallest settings, without writing
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -22,14 +23,13 @@ def _run(*args: str) -> str:
     return out.stdout
 
 
-def _search_strength():
-    """The ``benchmarks/search_strength.py`` module (the benchmarks are scripts, not a package)."""
+def _benchmark(name: str):
+    """The module of ``benchmarks/<name>.py`` (the benchmarks are scripts, not a package)."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
-        import search_strength
+        return importlib.import_module(name)
     finally:
         sys.path.remove(str(ROOT / "benchmarks"))
-    return search_strength
 
 
 def test_selfplay_speed_runs_on_a_block_and_a_seat_network():
@@ -43,11 +43,7 @@ def test_selfplay_speed_runs_on_a_block_and_a_seat_network():
 
 
 def test_selfplay_speed_merges_a_runs_rows_into_the_results_file(tmp_path):
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import selfplay_speed
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+    selfplay_speed = _benchmark("selfplay_speed")
     key = dict(game="asara", players=2, sims=64, games=8, games_at_once=8, backend="numpy", pooled_pass="rows")
     path = tmp_path / "speed.json"
     assert selfplay_speed.merge_rows(path, [{**key, "speedup": 1.1}]) == [{**key, "speedup": 1.1}]  # no file yet
@@ -87,7 +83,7 @@ def test_inference_speed_runs_on_every_shipped_two_player_network():
 def test_search_strength_summary_keeps_every_configuration_and_agent(tmp_path):
     """A run limited to one configuration (or another agent) rewrites the summary without dropping the rows
     of the others: the summary is made from every game in the matches file."""
-    ss = _search_strength()
+    ss = _benchmark("search_strength")
 
     def game(config: str, players: int, agent: str, win: float) -> dict:
         return {"config": config, "game": config.split("-")[0], "players": players, "rules": {}, "agent": agent,
@@ -106,7 +102,7 @@ def test_search_strength_summary_keeps_every_configuration_and_agent(tmp_path):
 
 
 def test_search_strength_rows_give_the_mean_load_of_their_games():
-    ss = _search_strength()
+    ss = _benchmark("search_strength")
     load = ss.machine_load()
     assert load is None or load >= 0.0
     cfg = next(c for c in ss.CONFIGS if c.key == "kerala-2")
