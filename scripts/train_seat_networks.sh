@@ -62,6 +62,8 @@ case "$plan" in
   # recipe's labeller and widths with every game at 2 players (the fifth spent a quarter of its games there and
   # reached 0.532 alone, the best 2-player network), its samples the 2-player observation (not padded to 5),
   # 800 warm-start games (2-player games have about half the decisions)
+  # (measured: 0.537 alone at iteration 4, 0.512 at 5 when the budget ran out, 200 games each; the seat
+  # network plays 0.490 there; not clearly better, so not shipped: docs/research/networks.md)
   kerala-2p)
           args=(-o derived_features=true -o elephant_view=true -o pick_afterstate=true --players 2
                 --leaf rollout --search-option rollout_depth=0 --search-option widen=2

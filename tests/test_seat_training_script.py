@@ -58,3 +58,19 @@ def test_a_later_recipe_starts_from_its_games_run(tmp_path):
     assert not (tmp_path / "kerala-leafmix").exists()
     out = _run(tmp_path, "kerala-other")
     assert out.returncode == 2 and "no seat-network plan for 'kerala-other'" in out.stderr
+
+
+def test_a_per_count_plan_has_the_per_configuration_budget(tmp_path):
+    """kerala-2p is a network for one count: its budget is 1.5 CPU hours (the issue's per configuration), not
+    the 4 of a game's seat network, unless BUDGET_CPU_HOURS says otherwise."""
+    run = tmp_path / "kerala-2p"
+    run.mkdir()
+    (run / "progress.json").write_text(json.dumps({"iteration": 5, "samples": 9000, "cpu_seconds": 1.6 * 3600}))
+    out = _run(tmp_path, "kerala-2p")
+    assert out.returncode == 0, out.stderr
+    assert "has spent 1.6 of its 1.5 CPU hours: done" in out.stdout
+    (run / "progress.json").write_text(json.dumps({"iteration": 5, "samples": 9000, "cpu_seconds": 1.45 * 3600}))
+    out = _run(tmp_path, "kerala-2p", WORKERS="2")
+    assert "a step of at most 90 s on 2 workers" in out.stdout  # (1.5 - 1.45) h over 2 workers
+    out = _run(tmp_path, "kerala-2p", WORKERS="2", BUDGET_CPU_HOURS="1.7")
+    assert "a step of at most 450 s on 2 workers" in out.stdout  # (1.7 - 1.45) h over 2 workers
