@@ -10,7 +10,7 @@
 # the compressed replay buffer, snapshots, best.zip and final.zip; TensorBoard's folder is not kept). Each step
 # runs the same command, which continues the run where the last step stopped (the result is what one
 # uninterrupted run gives), and stops after STEP_SECONDS or once the run has spent BUDGET_CPU_HOURS (default
-# 4, the budget per game) of training CPU time (the step's time limit is what is left of the budget, divided by
+# 4, the budget per game; 1.5 for kerala-2p, a network for one count) of training CPU time (the step's time limit is what is left of the budget, divided by
 # the workers; the iteration under way when it runs out finishes). Commit the folder after each step with its measured result
 # (the step prints the last evaluations: the share of first places against the heuristic at each count).
 set -euo pipefail
