@@ -10,8 +10,8 @@
 # the compressed replay buffer, snapshots, best.zip and final.zip; TensorBoard's folder is not kept). Each step
 # runs the same command, which continues the run where the last step stopped (the result is what one
 # uninterrupted run gives), and stops after STEP_SECONDS or once the run has spent BUDGET_CPU_HOURS (default
-# 4, the budget per game; 1.5 for kerala-2p, a network for one count) of training CPU time (the step's time limit is what is left of the budget, divided by
-# the workers; the iteration under way when it runs out finishes). Commit the folder after each step with its measured result
+# 4, the budget per game; 1.5 for kerala-2p, a network for one count) of training CPU time (the step's time
+# limit is what is left of the budget, divided by the workers; the iteration under way when it runs out finishes). Commit the folder after each step with its measured result
 # (the step prints the last evaluations: the share of first places against the heuristic at each count).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,12 +32,16 @@ warm=400 warm_epochs=4 buffer=10000 eval_games=20 sims=64
 # iteration: 0.43/0.45/0.33 first places at 2-4 players, where the first recipe stood at 0.05/0.08/0.05)
 recipe=(--search-option heuristic_prior=0.5 --seat-width trunk_hidden=256 --seat-width seat_hidden=96
         --seat-width global_hidden=192)
+# Kerala's observation since the third recipe, and the labeller and widths of the fifth (below)
+kerala_obs=(-o derived_features=true -o elephant_view=true -o pick_afterstate=true)
+kerala_cutoff=(--leaf rollout --search-option rollout_depth=0 --search-option widen=2
+               --seat-width action_hidden=64 --seat-width value_hidden=128)
 case "$plan" in
   # Kerala, the third recipe: the observation-only option pick_afterstate (each pick's effect on the provisional
   # score, read by an action head of 64 units) on its fast widths (KERALA_FAST); 400 warm-start games seen 6
   # times and a 15,000-sample buffer: its samples are padded to the 5-player observation, about 110 kB each in
   # float16 (the warm start's 40,000 decisions are held at once)
-  kerala) args=(-o derived_features=true -o elephant_view=true -o pick_afterstate=true --players 2,3,4,5
+  kerala) args=("${kerala_obs[@]}" --players 2,3,4,5
                 --search-option heuristic_prior=0.5 --seat-width action_hidden=64)
           warm_epochs=6 buffer=15000 eval_games=30 ;;
   # Kerala, the fourth recipe: the third's network and buffer (its run directory, --init) go on under a
@@ -45,7 +49,7 @@ case "$plan" in
   # rollout_depth=0) and widen as the tuned search does: searching the shipped network so lifted it from
   # 0.527 to 0.605 at 2 players and 0.370 to 0.419 at 4, 200 games each (the third recipe had stopped rising)
   kerala-leafmix)
-          args=(-o derived_features=true -o elephant_view=true -o pick_afterstate=true --players 2,3,4,5
+          args=("${kerala_obs[@]}" --players 2,3,4,5
                 --search-option heuristic_prior=0.5 --search-option leaf_mix=0.5 --search-option rollout_depth=0
                 --search-option widen=2 --seat-width action_hidden=64 --init "$runs/kerala")
           warm_epochs=6 buffer=15000 eval_games=30 ;;
@@ -54,9 +58,7 @@ case "$plan" in
   # games at 200 simulations, 0.792 at 400), at 200 simulations a label instead of 64, no heuristic prior, and
   # a value head of 128 units (the fourth recipe's value loss sat at 0.19-0.20 under 32)
   kerala-cutoff)
-          args=(-o derived_features=true -o elephant_view=true -o pick_afterstate=true --players 2,3,4,5
-                --leaf rollout --search-option rollout_depth=0 --search-option widen=2
-                --seat-width action_hidden=64 --seat-width value_hidden=128)
+          args=("${kerala_obs[@]}" --players 2,3,4,5 "${kerala_cutoff[@]}")
           sims=200 warm_epochs=6 buffer=15000 eval_games=30 ;;
   # Kerala at 2 players alone, a per-count network (the issue's 1.5 CPU hours a configuration): the fifth
   # recipe's labeller and widths with every game at 2 players (the fifth spent a quarter of its games there and
@@ -65,9 +67,7 @@ case "$plan" in
   # (measured: 0.537 alone at iteration 4, 0.512 at 5 when the budget ran out, 200 games each; the seat
   # network plays 0.490 there; not clearly better, so not shipped: docs/research/networks.md)
   kerala-2p)
-          args=(-o derived_features=true -o elephant_view=true -o pick_afterstate=true --players 2
-                --leaf rollout --search-option rollout_depth=0 --search-option widen=2
-                --seat-width action_hidden=64 --seat-width value_hidden=128)
+          args=("${kerala_obs[@]}" --players 2 "${kerala_cutoff[@]}")
           sims=200 warm=800 warm_epochs=6 buffer=15000 eval_games=40 budget="${BUDGET_CPU_HOURS:-1.5}" ;;
   # Hawaii, the third recipe: the observation-only option place_view and an action head over the buys and
   # the price circle, 3,000 warm-start games seen 6 times (the imitation agrees with the heuristic on 0.92
