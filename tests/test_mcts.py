@@ -322,13 +322,23 @@ def test_finds_the_winning_line_through_sub_decisions_with_hidden_cards():
     assert agent.last_search.values[9] == pytest.approx(1.0)
 
 
-def test_temperature_samples_from_visits_and_time_budget_stops():
+def test_temperature_samples_from_visits_and_time_budget_stops(monkeypatch):
     s = toy_position([0, 0, 0], [[9, 5], [3, 2], [4, 4]], player=0, deck=[1, 1, 2, 3])
     hot = MCTSAgent(seed=0, sims=40, temperature=5.0)
     picks = {hot.search(s).action for _ in range(30)}
     assert picks <= {4, 8} and len(picks) == 2
+    import meeplezoo.agents.search.search as search_module
+
+    class StepClock:  # each reading 0.001 s after the last: the stop does not depend on the machine's load
+        now = 0.0
+
+        def perf_counter(self) -> float:
+            self.now += 0.001
+            return self.now
+
+    monkeypatch.setattr(search_module, "_time", StepClock())
     res = MCTSAgent(seed=0, time=0.05).search(s)
-    assert res.simulations > 0 and res.seconds < 1.0
+    assert 0 < res.simulations < 60 and res.seconds <= 0.05 + 0.001 + 1e-9
     pol = res.policy(1.0)
     assert pol.sum() == pytest.approx(1.0) and set(np.flatnonzero(pol)) <= {4, 8}
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
@@ -81,13 +79,10 @@ def test_picture_is_deterministic_and_shows_the_island():
         if a in s.legal_actions():
             s.apply(a)
     s.clone().render_rgb()  # fonts and the empty island are prepared once
-    t0 = time.perf_counter()
     img = s.render_rgb()
-    elapsed = time.perf_counter() - t0
     assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3 and img.shape[0] >= 400
     assert np.array_equal(img, s.clone().render_rgb())
     sea = np.array([70, 130, 190], dtype=np.uint8)
     assert (img[5, 5] == sea).all()  # sea around the island
     assert (img[img.shape[0] // 2 - 22, img.shape[1] // 2] != sea).any()  # the crater in the middle
     assert len(np.unique(img.reshape(-1, 3), axis=0)) > 20
-    assert elapsed < 2.0  # about 5 ms on an idle machine; generous for loaded CI
