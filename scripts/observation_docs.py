@@ -17,6 +17,7 @@ CONFIGS = (
     ("kerala", {"derived_features": True}),
     ("kerala", {"derived_features": True, "elephant_view": True}),
     ("kerala", {"derived_features": True, "elephant_view": True, "pick_afterstate": True}),
+    ("kerala", {"derived_features": True, "elephant_view": True, "pick_afterstate": True, "move_lookahead": True}),
     ("hawaii", {}),
     ("hawaii", {"place_view": True}),
     ("asara", {}),

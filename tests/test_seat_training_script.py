@@ -74,3 +74,21 @@ def test_a_per_count_plan_has_the_per_configuration_budget(tmp_path):
     assert "a step of at most 90 s on 2 workers" in out.stdout  # (1.5 - 1.45) h over 2 workers
     out = _run(tmp_path, "kerala-2p", WORKERS="2", BUDGET_CPU_HOURS="1.7")
     assert "a step of at most 450 s on 2 workers" in out.stdout  # (1.7 - 1.45) h over 2 workers
+
+
+def test_the_move_lookahead_plan_is_kerala_2p_with_the_option(tmp_path):
+    """kerala-2p-move runs kerala-2p's command (recipe, seed, budget) with the one observation option added,
+    into its own folder: a stand-in interpreter prints the command each plan runs."""
+    stub = tmp_path / "python"
+    stub.write_text('#!/bin/sh\necho "$@"\n')
+    stub.chmod(0o755)
+    lines = {}
+    for plan in ("kerala-2p", "kerala-2p-move"):
+        out = _run(tmp_path, plan, PYTHON=str(stub))
+        assert out.returncode == 0, out.stderr
+        lines[plan] = next(x for x in out.stdout.splitlines() if x.startswith("-m meeplezoo train"))
+    base, move = lines["kerala-2p"].split(), lines["kerala-2p-move"].split()
+    assert "move_lookahead=true" not in base
+    i = move.index("move_lookahead=true")
+    assert move[i - 1] == "-o" and move[:i - 1] + move[i + 1:] == [
+        x if x != str(tmp_path / "kerala-2p") else str(tmp_path / "kerala-2p-move") for x in base]

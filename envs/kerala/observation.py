@@ -46,6 +46,11 @@ cells centred on the elephant, row offsets -2..2 then column offsets -2..2 (nort
 first), zero outside the window.  A pick action names its cell as (elephant, direction); in this
 block that cell and its neighbours lie at fixed places, so a dense layer reads what a placement
 would touch without having to find the elephant on the 21x21 board first.
+``pick_afterstate`` (only with that game option; ``160 x 8``, after the elephant view): per pick action of
+the acting player, what the placement does to its platform (:func:`pick_afterstates`).
+``move_lookahead`` (only with that game option; ``4 x S x S``, last): at each cell a move-elephant or
+move-tile decision of the acting player may name, what the move does to its platform
+(:func:`move_lookaheads`); a board without a seat, read beside every seat's platform planes.
 ``player_i`` (9 each, 19 with derived features): own colour one-hot (5),
 passes used / 2, standing elephants / 2, positions / 41, tiles / 41; derived:
 areas per colour / 5 (5), provisional score parts (symbols / 60, edges / 10,
@@ -121,6 +126,11 @@ VIEW_SIDE = 2 * VIEW_RADIUS + 1
 AFTERSTATE_FEATURES = 8
 #: the range every value of that block is clipped to (the change of the total is in tens of points)
 AFTER_CLIP = 4.0
+#: planes of the ``move_lookahead`` block (:func:`move_lookaheads`)
+MOVE_PLANES = 4
+#: its planes: elephant 0's and elephant 1's move to the cell, the move-tile's total and open edges
+MOVE_ELEPHANT_0, MOVE_ELEPHANT_1, MOVE_TOTAL, MOVE_OPEN = 0, 1, 2, 3
+MOVE_PHASES = (C.PHASE_MOVE_ELEPHANT, C.PHASE_MOVE_TILE_SRC, C.PHASE_MOVE_TILE_DST)
 
 
 
@@ -200,6 +210,52 @@ def pick_afterstates(state: KeralaState, out: np.ndarray) -> None:
     np.clip(out, -AFTER_CLIP, AFTER_CLIP, out=out)
 
 
+def move_lookaheads(state: KeralaState, out: np.ndarray) -> None:
+    """Write into ``out`` (``MOVE_PLANES x window cells``, zeros) what each cell the move decision of the
+    player to act may name would do to its platform; the other cells, and every cell outside the move-elephant
+    and move-tile phases, stay zero.
+
+    * planes 0 and 1 (move-elephant): at each cell elephant 0 (1) may move to, the change of the empty
+      cells next to the two elephants / 8 (what the heuristic maximises);
+    * planes 2 and 3 (move-tile): at each source (source phase) the best of its moves, at each destination
+      (destination phase) the move there, as the change of the provisional total / 10 and of the coloured
+      edges on top facing an empty cell / 2 (rules §9 applied after the move, the stack turned the best way
+      where it may turn; the best move is the heuristic's: total plus open edges).
+
+    Every value is clipped to [-4, 4].  The turn after a move (four dense actions) gets no values."""
+    phase = state.phase
+    g = state.game
+    p2c = g.pad_to_cell
+    p = state.current_player
+    stacks = Q.platform(state, p)
+    if phase == C.PHASE_MOVE_ELEPHANT:
+        els = Q.elephant_cells(state, p)
+        now = len(Q.free_cells_around(g, stacks, tuple(els)))
+        for e in (0, 1):
+            other = els[1 - e]
+            row = out[MOVE_ELEPHANT_0 + e]
+            for x in stacks:
+                if x != els[0] and x != els[1]:
+                    row[p2c[x]] = (len(Q.free_cells_around(g, stacks, (x, other))) - now) * 0.125
+    elif phase in (C.PHASE_MOVE_TILE_SRC, C.PHASE_MOVE_TILE_DST):
+        total = state.platform_score(p).total
+        opened = Q.open_edges(g, stacks)
+        best: dict[int, tuple[int, int]] = {}
+        at_source = phase == C.PHASE_MOVE_TILE_SRC
+        for (src, dst), v in Q.move_tile_effects(state).items():
+            cell = src if at_source else dst
+            old = best.get(cell)
+            if old is None or v[0] + v[1] > old[0] + old[1]:
+                best[cell] = v
+        for cell, (t, o) in best.items():
+            c = p2c[cell]
+            out[MOVE_TOTAL, c] = (t - total) * 0.1
+            out[MOVE_OPEN, c] = (o - opened) * 0.5
+    else:
+        return
+    np.clip(out, -AFTER_CLIP, AFTER_CLIP, out=out)
+
+
 class KeralaObserver(Observer):
     """Builds Kerala observations; keeps the per-platform planes it patches and the tables it needs.
 
@@ -241,6 +297,13 @@ class KeralaObserver(Observer):
                      "symbols / 10, edge bonuses / 5, removed tiles / 10, missing colours, open coloured edges / 2; "
                      "empty cells next to the elephants after it / 8, occupied neighbours of the target / 4; every "
                      "value clipped to +-4", low=-AFTER_CLIP, high=AFTER_CLIP)
+        if game.options["move_lookahead"]:
+            spec.add("move_lookahead", (MOVE_PLANES, side, side),
+                     "the move decisions' cells (acting player only, else 0): elephant 0's and elephant 1's move "
+                     "there, change of the empty cells next to the elephants / 8; the move-tile from (source "
+                     "phase: its best move) or to (destination phase) there, change of the provisional total / "
+                     "10 and of the open coloured edges / 2; clipped to +-4", low=-AFTER_CLIP, high=AFTER_CLIP,
+                     spatial=True)
         if game.options["elephant_view"] or game.options["pick_afterstate"]:
             spec.action_features = pick_features(spec, planes)
         spec.stack("platforms", [f"platform_{i}" for i in range(n)],
@@ -285,6 +348,8 @@ class KeralaObserver(Observer):
         self.view = self._view_tables(game) if game.options["elephant_view"] else None
         self.afterstate = lay["pick_afterstate"].start if "pick_afterstate" in lay else -1
         self.zeros_afterstate = np.zeros(PICK_IDS * AFTERSTATE_FEATURES, dtype=np.float32)
+        self.move = lay["move_lookahead"].start if "move_lookahead" in lay else -1
+        self.zeros_move = np.zeros(MOVE_PLANES * game.num_cells, dtype=np.float32)
         g_cells = game.num_cells
         # per window cell: flat indices inside a platform block of its planes 0-19, and of every
         # plane an emptied cell clears (0-19, and the derived 21-22)
@@ -523,6 +588,8 @@ class KeralaObserver(Observer):
             parts.append(view[0])
         if self.afterstate >= 0:
             parts.append(self.zeros_afterstate)
+        if self.move >= 0:
+            parts.append(self.zeros_move)
         out = np.concatenate(parts)
         acting = state.current_player
         if acting == player:
@@ -551,6 +618,9 @@ class KeralaObserver(Observer):
         if after >= 0 and acting == player and state.phase == C.PHASE_PICK:
             pick_afterstates(state, out[after:after + PICK_IDS * AFTERSTATE_FEATURES].reshape(
                 PICK_IDS, AFTERSTATE_FEATURES))
+        move = self.move
+        if move >= 0 and acting == player and state.phase in MOVE_PHASES:
+            move_lookaheads(state, out[move:move + MOVE_PLANES * g.num_cells].reshape(MOVE_PLANES, g.num_cells))
         if view is not None:  # the observer's platform opens ``out``, its legal plane already set
             _zeros, src, dst0, dst1 = view
             p2c = g.pad_to_cell

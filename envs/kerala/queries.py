@@ -221,3 +221,45 @@ def pick_lookahead(state: KeralaState) -> PickLookahead:
             shared = _SHARED[key] = PlatformLookahead(state, p)
         look = state._lookahead = PickLookahead(state, shared)
     return look
+
+
+# -- the move decisions' one-step lookahead ---------------------------------------------------------------
+def turned(game: KeralaGame, stacks: Platform, cell: int, orientation: int) -> dict[int, tuple[int, ...]]:
+    """A copy of ``stacks`` with the stack at ``cell`` turned so that its top edge faces ``orientation``
+    (an edge tile's orientation is its code's two low bits; the other tiles of the stack turn with it)."""
+    trial = dict(stacks)
+    stack = trial[cell]
+    turn = (orientation - stack[-1]) & 3
+    edge = game.code_edge_target
+    trial[cell] = tuple((c & ~3) | ((c + turn) & 3) if edge[c] >= 0 else c for c in stack)
+    return trial
+
+
+def move_tile_effects(state: KeralaState) -> dict[tuple[int, int], tuple[int, int]]:
+    """Per legal move-tile of the player to act, ``(source, destination)`` (padded cells; in the destination
+    phase only the chosen source's), the platform after it: ``(provisional total, open coloured edges)``
+    (rules §9 applied as at the end of the game; an edge tile on top turned the best way for total plus open
+    edges, the heuristic's judgement, when ``move_tile_may_rotate`` lets it turn)."""
+    from .components import PHASE_MOVE_TILE_DST
+
+    g = state.game
+    p = state.current_player
+    stacks = platform(state, p)
+    own, standing, areas = colour(state, p), state.standing(p), state.platform_areas(p)
+    pairs = state.move_tile_pairs()
+    rotate = g.options["move_tile_may_rotate"]
+    sources = [move_tile_cell(state)] if state.phase == PHASE_MOVE_TILE_DST else list(pairs)
+    out: dict[tuple[int, int], tuple[int, int]] = {}
+    for s in sources:
+        for q in pairs[s]:
+            trial = dict(stacks)
+            stack = trial.pop(s)
+            trial[q] = stack
+            new_areas = update_areas(g, areas, trial, (s, q))
+            best = None
+            for t in ([turned(g, trial, q, o) for o in range(4)] if rotate and is_edge(g, stack[-1]) else [trial]):
+                v = (score_platform(g, t, own, standing, areas=new_areas).total, open_edges(g, t))
+                if best is None or v[0] + v[1] > best[0] + best[1]:
+                    best = v
+            out[(s, q)] = best
+    return out

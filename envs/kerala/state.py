@@ -119,6 +119,11 @@ class KeralaGame(Game):
                "platform (rules §9 applied after it: provisional total and its parts, open edges, free cells; block "
                "`pick_afterstate`, rules §13.5): a network's action head scores each pick from it",
                observation_only=True),
+        Option("move_lookahead", False,
+               "observation only: add, at each cell the move-elephant or move-tile decision of the player to act "
+               "may name, what that move does to its platform (free cells next to the elephants; provisional "
+               "total and open edges, rules §9 applied after it; block `move_lookahead`, rules §13.5): the cell "
+               "actions read it beside the platform planes", observation_only=True),
     )
 
     def _setup(self) -> None:
