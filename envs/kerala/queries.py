@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
+from .components import PHASE_MOVE_TILE_DST
 from .state import score_platform, update_areas
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -240,8 +241,6 @@ def move_tile_effects(state: KeralaState) -> dict[tuple[int, int], tuple[int, in
     phase only the chosen source's), the platform after it: ``(provisional total, open coloured edges)``
     (rules §9 applied as at the end of the game; an edge tile on top turned the best way for total plus open
     edges, the heuristic's judgement, when ``move_tile_may_rotate`` lets it turn)."""
-    from .components import PHASE_MOVE_TILE_DST
-
     g = state.game
     p = state.current_player
     stacks = platform(state, p)
