@@ -79,3 +79,21 @@ def test_a_count_nothing_covers_is_refused_naming_what_ships(folder):
         make("pretrained", "kerala", num_players=4)
     with pytest.raises(ValueError, match="no shipped network for 'asara' at 3 players"):
         make("pretrained", "asara", num_players=3)
+
+
+def test_a_per_count_file_may_be_a_seat_network(folder):
+    """A network for one count trained as a seat network (``seat_counts`` of that count alone) ships as
+    ``<game>-<n>p.zip`` like a block network; a file whose name and counts disagree is refused by name."""
+    two = make_game("kerala", 2)
+    rng = np.random.default_rng(2)
+    arrays = {k: rng.normal(0, 0.3, s).astype(np.float32) for k, s in seatnet_shapes(SeatLayout(two), TINY).items()}
+    SeatPolicyValueNet(two, arrays, TINY, seat_counts=(2,)).save(folder / "kerala-2p.zip")
+    rows = {(c["num_players"], c["path"].name, c["architecture"]) for c in pretrained.available()}
+    assert rows == {(2, "kerala-2p.zip", "seatnet"), (3, "kerala.zip", "seatnet"), (4, "kerala.zip", "seatnet"),
+                    (5, "kerala.zip", "seatnet")}
+    alone = make("pretrained", "kerala", num_players=2, seed=0)
+    assert alone.net.seat_counts == (2,)
+    _steps(two, [alone, make("random", seed=0)], 0, 12)
+    (folder / "kerala-2p.zip").rename(folder / "kerala-3p.zip")
+    with pytest.raises(ValueError, match=r"kerala-3p.zip: a network for 3 players whose seat_counts are \[2\]"):
+        pretrained.available()

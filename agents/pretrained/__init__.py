@@ -8,7 +8,8 @@ option applies), and
 ``pretrained:sample=true[:temperature=T]`` samples from its policy.  On the command line:
 ``meeplezoo arena kerala --agents pretrained,heuristic``.
 
-The checkpoints in this folder are ``<game>-<players>p.zip``, a network for one player count, and
+The checkpoints in this folder are ``<game>-<players>p.zip``, a network for one player count (a block network, or
+a seat network whose ``seat_counts`` hold that count alone), and
 ``<game>.zip``, a seat network (:mod:`~meeplezoo.agents.seatnet`) for every count its ``seat_counts`` list,
 in the no-pickle format of :class:`~meeplezoo.agents.network.PolicyValueNet` (``meeplezoo.json`` +
 ``meeplezoo_net.npz``); their metadata records how each was trained (algorithm, command, seed, iterations,
@@ -59,10 +60,14 @@ def available() -> list[dict[str, Any]]:
     ``architecture``, ``seat_counts`` and the training facts.  A seat network gives one entry per count it
     covers that has no file of its own."""
     out, own = [], set()
-    for path in sorted(FOLDER.glob("*-*p.zip")):
-        meta = read_network_metadata(path)
-        out.append(_entry(path, meta, int(meta["num_players"])))
-        own.add((meta["game"], int(meta["num_players"])))
+    for path in sorted(FOLDER.glob("*-*p.zip")):  # a network for one count (of either architecture)
+        seat = read_metadata_member(path, "network checkpoint").get("architecture") == SEAT_ARCHITECTURE
+        meta = read_seatnet_metadata(path) if seat else read_network_metadata(path)
+        n = int(path.stem.rsplit("-", 1)[1][:-1])
+        if seat and n not in meta["seat_counts"]:
+            raise ValueError(f"{path}: a network for {n} players whose seat_counts are {meta['seat_counts']}")
+        out.append(_entry(path, meta, n))
+        own.add((meta["game"], n))
     for path in sorted(FOLDER.glob("*.zip")):
         meta = read_metadata_member(path, "network checkpoint")
         if meta.get("architecture") != SEAT_ARCHITECTURE:
