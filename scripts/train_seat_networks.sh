@@ -75,7 +75,8 @@ case "$plan" in
   # (0.565 of 200 games in otherwise heuristic play, the heuristic 0.502) but its move-tile decisions, which
   # had no lookahead, gave it back (0.455)
   # (measured: 0.583 [0.513, 0.649] alone at iteration 4, 0.535 at 5, 200 games each; searched at 400
-  # simulations 0.735, below the seat network's 0.792: not shipped, docs/research/networks.md)
+  # simulations 0.735, below the seat network's 0.792 (0.602 of 44 with the heuristic's prior blended in): not
+  # shipped, docs/research/networks.md)
   kerala-2p-move)
           args=("${kerala_obs[@]}" -o move_lookahead=true --players 2 "${kerala_cutoff[@]}")
           sims=200 warm=800 warm_epochs=6 buffer=15000 eval_games=40 budget="${BUDGET_CPU_HOURS:-1.5}" ;;
