@@ -322,6 +322,19 @@ def test_finds_the_winning_line_through_sub_decisions_with_hidden_cards():
     assert agent.last_search.values[9] == pytest.approx(1.0)
 
 
+class StepClock:
+    """A stand-in for ``time.perf_counter``: each reading is ``step`` seconds after the last, so a timed
+    search's stopping point depends on the number of clock readings alone, not on the machine's load."""
+
+    def __init__(self, step: float) -> None:
+        self.now, self.step, self.readings = 0.0, step, 0
+
+    def perf_counter(self) -> float:
+        self.now += self.step
+        self.readings += 1
+        return self.now
+
+
 def test_temperature_samples_from_visits_and_time_budget_stops(monkeypatch):
     s = toy_position([0, 0, 0], [[9, 5], [3, 2], [4, 4]], player=0, deck=[1, 1, 2, 3])
     hot = MCTSAgent(seed=0, sims=40, temperature=5.0)
@@ -329,14 +342,7 @@ def test_temperature_samples_from_visits_and_time_budget_stops(monkeypatch):
     assert picks <= {4, 8} and len(picks) == 2
     import meeplezoo.agents.search.search as search_module
 
-    class StepClock:  # each reading 0.001 s after the last: the stop does not depend on the machine's load
-        now = 0.0
-
-        def perf_counter(self) -> float:
-            self.now += 0.001
-            return self.now
-
-    monkeypatch.setattr(search_module, "_time", StepClock())
+    monkeypatch.setattr(search_module, "_time", StepClock(0.001))
     res = MCTSAgent(seed=0, time=0.05).search(s)
     assert 0 < res.simulations < 60 and res.seconds <= 0.05 + 0.001 + 1e-9
     pol = res.policy(1.0)

@@ -9,6 +9,7 @@ import pytest
 from test_mcts import (
     GAMES,
     InformationSetView,
+    StepClock,
     advance,
     find_decisive_endgame,
     game_or_skip,
@@ -161,19 +162,6 @@ def test_heuristic_prior_same_decisions_whatever_the_hidden_holdings(name):
 
 
 # -- budgets and reproducibility ------------------------------------------------------------------------
-class StepClock:
-    """A stand-in for ``time.perf_counter``: each reading is ``step`` seconds after the last, so a timed
-    search's stopping point depends on the number of clock readings alone, not on the machine's load."""
-
-    def __init__(self, step: float) -> None:
-        self.now, self.step, self.readings = 0.0, step, 0
-
-    def perf_counter(self) -> float:
-        self.now += self.step
-        self.readings += 1
-        return self.now
-
-
 @pytest.mark.parametrize("name", GAMES)
 def test_time_budget_is_kept(name, monkeypatch):
     import meeplezoo.agents.search.search as search_module

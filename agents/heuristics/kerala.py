@@ -173,7 +173,7 @@ class KeralaHeuristic(Agent):
                 trial[q] = stack
                 v = self._value(state, p, trial, standing)
                 if Q.is_edge(g, stack[-1]) and g.options["move_tile_may_rotate"]:
-                    v = max(v, max(self._value(state, p, _turned(trial, q, o, g), standing) for o in range(4)))
+                    v = max(v, max(self._value(state, p, Q.turned(g, trial, q, o), standing) for o in range(4)))
                 if v > best:
                     best, best_pair = v, (s, q)
         if state.phase == C.PHASE_MOVE_TILE_SRC:
@@ -192,14 +192,6 @@ class KeralaHeuristic(Agent):
         p = state.current_player
         stacks = Q.platform(state, p)
         q = Q.move_tile_cell(state)
-        best_o = max(range(4), key=lambda o: self._value(state, p, _turned(stacks, q, o, g), state.standing(p)))
+        best_o = max(range(4), key=lambda o: self._value(state, p, Q.turned(g, stacks, q, o), state.standing(p)))
         return int(g.codec.move_tile_rot(best_o))
 
-
-def _turned(stacks: dict[int, tuple[int, ...]], cell: int, orientation: int, game: Any) -> dict:
-    """A copy of ``stacks`` with the stack at ``cell`` turned so that its top edge faces ``orientation``."""
-    trial = dict(stacks)
-    stack = trial[cell]
-    turn = (orientation - stack[-1]) & 3
-    trial[cell] = tuple((c & ~3) | ((c + turn) & 3) if Q.is_edge(game, c) else c for c in stack)
-    return trial
