@@ -276,16 +276,22 @@ class NetworkEvaluator(Evaluator):
     (a :class:`~meeplezoo.agents.search.HeuristicPrior`) and a ``weight`` w > 0 the prior is the blend
     ``(1 - w) * network + w * heuristic`` over the legal actions (the values stay the network's); with
     ``leaf_mix`` m > 0 the search blends each value with its own rollout's, ``(1 - m) * network + m * rollout``.
+    ``policy_temp`` T divides the policy's logits before their softmax over the legal actions (Leela Chess
+    Zero's policy softmax temperature: T > 1 flattens a sharp prior, leaving the search more room; 1: as trained).
     """
 
     provides_values = True
 
     def __init__(self, net: PolicyValueNet, values: bool = True, heuristic: HeuristicPrior | None = None,
-                 weight: float = 0.0, leaf_mix: float = 0.0) -> None:
+                 weight: float = 0.0, leaf_mix: float = 0.0, policy_temp: float = 1.0) -> None:
         if not 0 <= weight <= 1 or (weight > 0 and heuristic is None):
             raise ValueError(f"NetworkEvaluator: weight must be in [0, 1], and above 0 only with a heuristic; got "
                              f"{weight!r} with heuristic {heuristic!r}")
+        if not policy_temp > 0:
+            raise ValueError(f"NetworkEvaluator: policy_temp must be above 0, got {policy_temp!r}")
         self.net = net
+        #: the policy softmax temperature of the prior (1: the network's policy as trained)
+        self.policy_temp = float(policy_temp)
         #: False: the network is the prior only and the search values its leaves by rollouts
         self.provides_values = bool(values)
         self.heuristic = heuristic if weight > 0 else None
@@ -309,7 +315,7 @@ class NetworkEvaluator(Evaluator):
         obs = np.stack([net.observe(s, s.current_player) for s in states])
         masks = np.stack([s.legal_mask() for s in states])
         logits, values = net.forward(obs)
-        priors = self.blend(list(masked_softmax(logits, masks)), states)
+        priors = self.blend(list(masked_softmax(logits / self.policy_temp, masks)), states)
         self.calls += 1
         self.states += len(states)
         if not self.provides_values:
@@ -353,7 +359,8 @@ class NetworkEvaluator(Evaluator):
         obs = np.stack([net.observe(s, p) for s, p in zip(states, players)])
         masks = np.stack([s.legal_mask() for s in states])
         logits, values = getattr(net, "pooled_forward", net.forward)(obs)
-        priors = masked_softmax(logits, masks)
+        temps = np.array([requests[i].evaluator.policy_temp for i in members], dtype=logits.dtype)
+        priors = masked_softmax(logits / temps[:, None], masks)  # x / 1.0 is x: bit for bit as before at T=1
         n = values.shape[1]
         seats = values[np.arange(len(states))[:, None], (np.arange(n)[None, :] - players[:, None]) % n]
         for j, i in enumerate(members):
@@ -457,13 +464,15 @@ def network_search(net: Any, game: Any = None, num_players: int | None = None,
     search's) into the network's: ``(1 - w) * network + w * heuristic``; a game without a heuristic refuses it.
     ``leaf_mix=m`` (m > 0, with ``leaf="network"``) values each leaf ``(1 - m) * value head + m * rollout``,
     the rollout the plain search's (``rollout_depth=0``: the game's cut-off value of the leaf itself, the
-    provisional score margin; AlphaGo's mixing of a value network with rollouts).
+    provisional score margin; AlphaGo's mixing of a value network with rollouts).  ``policy_temp=T`` divides
+    the policy's logits by T before the prior's softmax (T > 1 flattens a prior sharpened by many simulations).
     """
     settings = search_settings((), options, NETWORK_SEARCH_KNOBS)
     del settings["prior"]  # the network (the table refuses any other)
     if isinstance(net, (str, Path)):
         net = load_network(net, game, num_players)
     leaf, weight, mix = settings.pop("leaf"), settings.pop("heuristic_prior"), settings.pop("leaf_mix")
+    temp = settings.pop("policy_temp")
     if mix > 0 and leaf != "network":
         raise ValueError(f"{NETWORK_SEARCH_KNOBS.who}: leaf_mix={mix:g} blends the value head with the rollouts, "
                          f"and leaf={leaf!r} has no value head in it (leaf_mix needs leaf=network)")
@@ -474,7 +483,8 @@ def network_search(net: Any, game: Any = None, num_players: int | None = None,
             raise ValueError(f"{NETWORK_SEARCH_KNOBS.who}: heuristic_prior={weight:g} blends in the game "
                              f"heuristic's prior, and {name!r} has no heuristic (heuristic_prior must be 0)")
         heuristic = HeuristicPrior(make("heuristic", name, seed=seed), settings["prior_temp"], settings["prior_weight"])
-    prior = NetworkEvaluator(net, values=leaf == "network", heuristic=heuristic, weight=weight, leaf_mix=mix)
+    prior = NetworkEvaluator(net, values=leaf == "network", heuristic=heuristic, weight=weight, leaf_mix=mix,
+                             policy_temp=temp)
     agent = MCTSAgent(game=net.game.name, seed=seed, prior=prior, **settings)
     agent.network = net  # type: ignore[attr-defined]
     return agent

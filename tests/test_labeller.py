@@ -119,6 +119,50 @@ def test_heuristic_prior_refused_out_of_range_or_without_a_heuristic():
         ExItConfig(game="kerala", search_options={"heuristic_prior": 2})
 
 
+# -- the policy softmax temperature --------------------------------------------------------------------------
+def test_policy_temp_divides_the_logits_before_the_prior_softmax():
+    net = _net()
+    state = _positions("kerala", 1, least=8)[0]
+    logits, _ = net.forward(net.observe(state, state.current_player)[None])
+    mask = state.legal_mask().astype(bool)[None]
+    plain = NetworkEvaluator(net).evaluate([state])[0][0]
+    assert np.array_equal(NetworkEvaluator(net, policy_temp=1.0).evaluate([state])[0][0], plain)
+    flat = NetworkEvaluator(net, policy_temp=2.0).evaluate([state])[0][0]
+    np.testing.assert_allclose(flat, masked_softmax(logits / 2.0, mask)[0], rtol=1e-12, atol=0)
+    assert flat.sum() == pytest.approx(1.0) and not flat[~mask[0]].any()
+
+    def entropy(p: np.ndarray) -> float:
+        q = p[p > 0]
+        return float(-(q * np.log(q)).sum())
+
+    assert entropy(flat) > entropy(plain) + 0.05  # flatter: the best action's share falls
+    assert flat.max() < plain.max() and flat.argmax() == plain.argmax()
+
+
+def test_policy_temp_pools_as_alone_and_spec_and_exit_take_it():
+    net = _net()
+    states = _positions("kerala", 4)
+    evs = [NetworkEvaluator(net, policy_temp=1.5), NetworkEvaluator(net), NetworkEvaluator(net, policy_temp=0.7)]
+    requests = [Request(evs[i % 3], [s]) for i, s in enumerate(states)]
+    for r, (priors, values) in zip(requests, answer_all(requests)):
+        p1, v1 = r.answer()
+        assert np.array_equal(p1[0], priors[0]) and np.array_equal(v1[0], values[0])
+    state = _positions("kerala", 1, least=8)[0]
+    assert not np.array_equal(network_search(net, seed=5, sims=40).search(state).visits,
+                              network_search(net, seed=5, sims=40, policy_temp=3.0).search(state).visits)
+    agent = make_agent("pretrained:sims=12:policy_temp=1.5", "kerala", seed=1)
+    assert agent.engine.source.policy_temp == 1.5  # noqa: PLR2004
+    from meeplezoo.training.exit import ExItConfig, _search
+
+    expert = _search(net, ExItConfig(game="kerala", sims=8, search_options={"policy_temp": 2.0}), 3)
+    assert expert.engine.source.policy_temp == 2.0  # noqa: PLR2004
+    for bad in (0, -1.0, "hot"):
+        with pytest.raises(ValueError, match="policy_temp"):
+            network_search(net, sims=4, policy_temp=bad)
+    with pytest.raises(ValueError, match="policy_temp must be above 0"):
+        NetworkEvaluator(net, policy_temp=0.0)
+
+
 # -- the Gumbel root ------------------------------------------------------------------------------------------
 def test_sequential_halving_schedule_and_visits_on_a_small_budget():
     assert considered_visits(4, 16) == (0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5)
