@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "train_seat_networks.sh"
 
 
@@ -76,19 +78,20 @@ def test_a_per_count_plan_has_the_per_configuration_budget(tmp_path):
     assert "a step of at most 450 s on 2 workers" in out.stdout  # (1.7 - 1.45) h over 2 workers
 
 
-def test_the_move_lookahead_plan_is_kerala_2p_with_the_option(tmp_path):
-    """kerala-2p-move runs kerala-2p's command (recipe, seed, budget) with the one observation option added,
-    into its own folder: a stand-in interpreter prints the command each plan runs."""
+@pytest.mark.parametrize(("plan", "with_lookahead"), [("kerala-2p", "kerala-2p-move"), ("kerala", "kerala-move")])
+def test_a_move_lookahead_plan_is_its_recipe_with_the_option(tmp_path, plan, with_lookahead):
+    """kerala-2p-move (kerala-move) runs kerala-2p's (kerala's) command (recipe, seed, budget) with the one
+    observation option added, into its own folder: a stand-in interpreter prints the command each plan runs."""
     stub = tmp_path / "python"
     stub.write_text('#!/bin/sh\necho "$@"\n')
     stub.chmod(0o755)
     lines = {}
-    for plan in ("kerala-2p", "kerala-2p-move"):
-        out = _run(tmp_path, plan, PYTHON=str(stub))
+    for name in (plan, with_lookahead):
+        out = _run(tmp_path, name, PYTHON=str(stub))
         assert out.returncode == 0, out.stderr
-        lines[plan] = next(x for x in out.stdout.splitlines() if x.startswith("-m meeplezoo train"))
-    base, move = lines["kerala-2p"].split(), lines["kerala-2p-move"].split()
+        lines[name] = next(x for x in out.stdout.splitlines() if x.startswith("-m meeplezoo train"))
+    base, move = lines[plan].split(), lines[with_lookahead].split()
     assert "move_lookahead=true" not in base
     i = move.index("move_lookahead=true")
     assert move[i - 1] == "-o" and move[:i - 1] + move[i + 1:] == [
-        x if x != str(tmp_path / "kerala-2p") else str(tmp_path / "kerala-2p-move") for x in base]
+        x if x != str(tmp_path / plan) else str(tmp_path / with_lookahead) for x in base]
