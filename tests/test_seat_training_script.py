@@ -95,3 +95,33 @@ def test_a_move_lookahead_plan_is_its_recipe_with_the_option(tmp_path, plan, wit
     i = move.index("move_lookahead=true")
     assert move[i - 1] == "-o" and move[:i - 1] + move[i + 1:] == [
         x if x != str(tmp_path / plan) else str(tmp_path / with_lookahead) for x in base]
+
+
+def test_the_two_player_plan_with_the_seat_labeller_is_kerala_moves_command_at_two_players(tmp_path):
+    """kerala-2p-prior runs kerala-move's command (observation, labeller, widths, seed) with every game at 2
+    players and kerala-2p's warm start and evaluations, under the per-count budget of 1.5 CPU hours."""
+    stub = tmp_path / "python"
+    stub.write_text('#!/bin/sh\necho "$@"\n')
+    stub.chmod(0o755)
+    lines = {}
+    for name in ("kerala-move", "kerala-2p-move", "kerala-2p-prior"):
+        out = _run(tmp_path, name, PYTHON=str(stub))
+        assert out.returncode == 0, out.stderr
+        lines[name] = next(x for x in out.stdout.splitlines() if x.startswith("-m meeplezoo train")).split()
+
+    def value(line: list[str], flag: str) -> str:
+        return line[line.index(flag) + 1]
+
+    seat, per_count, prior = lines["kerala-move"], lines["kerala-2p-move"], lines["kerala-2p-prior"]
+    assert value(prior, "--players") == "2" and value(seat, "--players") == "2,3,4,5"
+    for flag in ("--warm-start-games", "--eval-games"):
+        assert value(prior, flag) == value(per_count, flag) != value(seat, flag)
+    changed = {"--players", "--warm-start-games", "--eval-games", "--out"}
+    keep = [x for i, x in enumerate(seat) if x not in changed and (i == 0 or seat[i - 1] not in changed)]
+    assert keep == [x for i, x in enumerate(prior) if x not in changed and (i == 0 or prior[i - 1] not in changed)]
+    assert value(prior, "--sims") == "64" and "heuristic_prior=0.5" in prior and "move_lookahead=true" in prior
+    run = tmp_path / "kerala-2p-prior"
+    run.mkdir()
+    (run / "progress.json").write_text(json.dumps({"iteration": 5, "samples": 9000, "cpu_seconds": 1.5 * 3600}))
+    out = _run(tmp_path, "kerala-2p-prior")
+    assert out.returncode == 0 and "has spent 1.5 of its 1.5 CPU hours: done" in out.stdout
