@@ -11,7 +11,8 @@
 # runs the same command, which continues the run where the last step stopped (the result is what one
 # uninterrupted run gives), and stops after STEP_SECONDS or once the run has spent BUDGET_CPU_HOURS (default
 # 4, the budget per game; 1.5 for kerala-2p, kerala-2p-move and kerala-2p-prior, networks for one count) of training CPU time (the step's time
-# limit is what is left of the budget, divided by the workers; the iteration under way when it runs out finishes). Commit the folder after each step with its measured result
+# limit is what is left of the budget less one iteration (the last logged one's CPU time), divided by the workers:
+# the iteration under way when it passes finishes within the budget). Commit the folder after each step with its measured result
 # (the step prints the last evaluations: the share of first places against the heuristic at each count).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -116,9 +117,20 @@ if [[ -f "$out/progress.json" ]]; then
     echo "train_seat_networks.sh: $game has spent ${spent} of its ${budget} CPU hours: done"
     exit 0
   fi
-  # the step ends by the time the budget is spent: what is left of it, in wall seconds on the workers
-  step=$("$python" -c "import sys; print(int(min(float(sys.argv[1]), (float(sys.argv[2]) - float(sys.argv[3])) * 3600 / int(sys.argv[4]))))" \
-    "$step" "$budget" "$spent" "$workers")
+  # the step ends by the time the budget is spent: what is left of it, in wall seconds on the workers, less
+  # one iteration (the CPU time of the last logged one, over the workers), since the iteration under way when
+  # the limit passes finishes; a budget that cannot pay for one more iteration is spent
+  last=0
+  if [[ -f "$out/log.csv" ]]; then
+    last=$("$python" -c "import csv, sys; c = [float(r['cpu_seconds']) for r in csv.DictReader(open(sys.argv[1]))]; print(c[-1] - c[-2] if len(c) > 1 else 0)" \
+      "$out/log.csv")
+  fi
+  step=$("$python" -c "import sys; s, b, u, w, i = map(float, sys.argv[1:]); print(int(min(s, ((b - u) * 3600 - i) / w)))" \
+    "$step" "$budget" "$spent" "$workers" "$last")
+  if (( step <= 0 )); then
+    echo "train_seat_networks.sh: $game has spent ${spent} of its ${budget} CPU hours, less than one iteration (${last} CPU s) from the end: done"
+    exit 0
+  fi
 fi
 echo "train_seat_networks.sh: a step of at most ${step} s on ${workers} workers -> $out"
 "$python" -m meeplezoo train "$game" "${args[@]}" --algo exit --architecture seatnet --iterations 400 \

@@ -51,6 +51,23 @@ def test_a_step_ends_when_the_budget_is_spent(tmp_path):
     assert "a step of at most 60 s on 2 workers" in out.stdout  # the shorter of the two
 
 
+def test_a_step_leaves_room_for_the_iteration_under_way(tmp_path):
+    """With a log, the step's limit is what is left of the budget less one iteration (the last logged one's CPU
+    time), over the workers, so that the iteration under way when the limit passes ends within the budget; a
+    budget that cannot pay for one more iteration is spent."""
+    run = tmp_path / "kerala"
+    run.mkdir()
+    (run / "progress.json").write_text(json.dumps({"iteration": 7, "samples": 9000, "cpu_seconds": 3.8 * 3600}))
+    (run / "log.csv").write_text("iteration,cpu_seconds,policy_loss\n6,12960.0,1.2\n7,13380.0,1.1\n")
+    out = _run(tmp_path, "kerala", WORKERS="2")
+    assert "a step of at most 150 s on 2 workers" in out.stdout  # (0.2 h - 420 s) / 2
+    (run / "progress.json").write_text(json.dumps({"iteration": 7, "samples": 9000, "cpu_seconds": 3.9 * 3600}))
+    out = _run(tmp_path, "kerala", WORKERS="2")
+    assert out.returncode == 0, out.stderr
+    assert "has spent 3.9 of its 4 CPU hours, less than one iteration (420.0 CPU s) from the end: done" in out.stdout
+    assert sorted(p.name for p in run.iterdir()) == ["log.csv", "progress.json"]  # nothing trained
+
+
 def test_a_later_recipe_starts_from_its_games_run(tmp_path):
     """kerala-leafmix is a new run in its own folder that starts from kerala's (--init): without that run it
     stops with the trainer's message naming the missing folder."""
