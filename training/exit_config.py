@@ -104,6 +104,11 @@ class ExItConfig(TrainerConfig, algo="exit", grows=("iterations",), start_only=(
     policy_target: str = knob("visits", "the policy target of each expert decision (and what its first "
                               "explore_moves are sampled from): the root's visit counts, or improved, the Gumbel "
                               "root's improved policy (needs --search-option root=gumbel)", choices=POLICY_TARGETS)
+    full_search_fraction: float = knob(
+        1.0, "playout cap randomization (KataGo): the share of the searching seats' decisions searched at sims "
+        "and kept as samples; the others are searched at fast_sims, played and not kept, and a snapshot's seat "
+        "searches at fast_sims (1: every decision in full)", low=0, low_open=True, high=1)
+    fast_sims: int = knob(16, "simulations of a decision not searched in full (full_search_fraction < 1)", low=1)
     opponents: dict[str, float] | None = knob(
         None, "weights of the other seats' kinds: self, heuristic, snapshot (default self:0.5,heuristic:0.25,"
         "snapshot:0.25; self:0.75,snapshot:0.25 without a heuristic)", type=object, check=_weights,
@@ -178,6 +183,9 @@ class ExItConfig(TrainerConfig, algo="exit", grows=("iterations",), start_only=(
         if bad:
             raise ValueError(f"exit: unknown search option(s) {bad}; known: {', '.join(sorted(known))}")
         table.validate(self.search_options, fill=False)  # each value in its range
+        if self.full_search_fraction < 1 and self.fast_sims >= self.sims:
+            raise ValueError(f"exit: fast_sims ({self.fast_sims}) must be fewer than sims ({self.sims}): the "
+                             f"decisions not searched in full (full_search_fraction < 1) get the cheaper search")
         if self.policy_target == "improved" and self.search_options.get("root") != "gumbel":
             raise ValueError("exit: policy_target=improved is the Gumbel root's improved policy; it needs "
                              "--search-option root=gumbel")

@@ -30,9 +30,9 @@ def _seat_kinds(cfg: ExItConfig, rng: np.random.Generator, n: int, have_snapshot
     return ["expert" if i == expert else str(kinds[rng.choice(len(kinds), p=w)]) for i in range(n)]
 
 
-def _search(net: PolicyValueNet, cfg: ExItConfig, seed: int) -> Any:
-    return network_search(net, seed=seed, sims=cfg.sims, batch=cfg.batch, c=cfg.c, fpu=cfg.fpu,
-                          reward_mode=cfg.reward_mode, leaf=cfg.leaf, **cfg.search_options)
+def _search(net: PolicyValueNet, cfg: ExItConfig, seed: int, sims: int | None = None) -> Any:
+    return network_search(net, seed=seed, sims=cfg.sims if sims is None else sims, batch=cfg.batch, c=cfg.c,
+                          fpu=cfg.fpu, reward_mode=cfg.reward_mode, leaf=cfg.leaf, **cfg.search_options)
 
 
 def play_game(cfg: ExItConfig, net: PolicyValueNet, snapshots: Sequence[PolicyValueNet], seed: int,
@@ -57,13 +57,20 @@ def game_steps(cfg: ExItConfig, net: PolicyValueNet, snapshots: Sequence[PolicyV
     n = game.num_players
     rng = np.random.default_rng(seed)
     kinds = _seat_kinds(cfg, rng, n, bool(snapshots))
+    full = cfg.full_search_fraction
+    capped = full < 1
     agents: list[Any] = []
+    fast: list[Any] = [None] * n  # under the playout cap: the searching seats' cheaper search
     for i, kind in enumerate(kinds):
         s = int(rng.integers(2**31))
         if kind in ("expert", "self"):
             agents.append(_search(net, cfg, s))
+            if capped:
+                fast[i] = _search(net, cfg, s + 1, sims=cfg.fast_sims)
+                fast[i].reset(s + 1)
         elif kind == "snapshot":
-            agents.append(_search(snapshots[int(rng.integers(len(snapshots)))], cfg, s))
+            agents.append(_search(snapshots[int(rng.integers(len(snapshots)))], cfg, s,
+                                  sims=cfg.fast_sims if capped else None))
         else:
             agents.append(make_agent("heuristic", game.name, num_players=n, seed=s))
         agents[i].reset(s)
@@ -75,17 +82,19 @@ def game_steps(cfg: ExItConfig, net: PolicyValueNet, snapshots: Sequence[PolicyV
         mask = state.legal_mask()
         agent = agents[p]
         if kinds[p] in ("expert", "self") and int(mask.sum()) > 1:
-            result = yield from agent.search_steps(state)
+            keep = not capped or rng.random() < full  # no draw without the cap: its runs are as before
+            result = yield from (agent if keep else fast[p]).search_steps(state)
             pi = result.extra["improved_policy"] if cfg.policy_target == "improved" else result.policy(1.0)
             if moves[p] < cfg.explore_moves:
                 a = int(rng.choice(len(pi), p=pi))
             else:
                 a = result.action
             moves[p] += 1
-            obs.append(state.observe(p).astype(np.float16))
-            masks.append(np.array(mask, dtype=bool))
-            pis.append(pi.astype(np.float16))
-            players.append(p)
+            if keep:
+                obs.append(state.observe(p).astype(np.float16))
+                masks.append(np.array(mask, dtype=bool))
+                pis.append(pi.astype(np.float16))
+                players.append(p)
         elif kinds[p] in ("expert", "self"):
             a = int(np.flatnonzero(mask)[0])
         elif hasattr(agent, "search_steps"):  # a snapshot's search, as its act() would run it
