@@ -142,3 +142,28 @@ def test_the_two_player_plan_with_the_seat_labeller_is_kerala_moves_command_at_t
     (run / "progress.json").write_text(json.dumps({"iteration": 5, "samples": 9000, "cpu_seconds": 1.5 * 3600}))
     out = _run(tmp_path, "kerala-2p-prior")
     assert out.returncode == 0 and "has spent 1.5 of its 1.5 CPU hours: done" in out.stdout
+
+
+def test_the_three_player_plan_labels_with_the_capped_stronger_search(tmp_path):
+    """kerala-3p-cap: 3 players alone, labelled at 200 simulations with leaves half value head, half cut-off,
+    a quarter of the decisions searched in full and kept (the rest at 32), under the per-count budget."""
+    stub = tmp_path / "python"
+    stub.write_text('#!/bin/sh\necho "$@"\n')
+    stub.chmod(0o755)
+    out = _run(tmp_path, "kerala-3p-cap", PYTHON=str(stub))
+    assert out.returncode == 0, out.stderr
+    line = next(x for x in out.stdout.splitlines() if x.startswith("-m meeplezoo train")).split()
+
+    def value(flag: str) -> str:
+        return line[line.index(flag) + 1]
+
+    assert value("--players") == "3" and value("--sims") == "200"
+    assert value("--full-search-fraction") == "0.25" and value("--fast-sims") == "32"
+    options = [line[i + 1] for i, x in enumerate(line) if x == "--search-option"]
+    assert options == ["leaf_mix=0.5", "rollout_depth=0", "widen=2"]
+    assert "move_lookahead=true" in line and value("--out") == str(tmp_path / "kerala-3p-cap")
+    run = tmp_path / "kerala-3p-cap"
+    run.mkdir()
+    (run / "progress.json").write_text(json.dumps({"iteration": 5, "samples": 9000, "cpu_seconds": 1.5 * 3600}))
+    out = _run(tmp_path, "kerala-3p-cap")
+    assert out.returncode == 0 and "has spent 1.5 of its 1.5 CPU hours: done" in out.stdout
