@@ -167,3 +167,29 @@ def test_the_three_player_plan_labels_with_the_capped_stronger_search(tmp_path):
     (run / "progress.json").write_text(json.dumps({"iteration": 5, "samples": 9000, "cpu_seconds": 1.5 * 3600}))
     out = _run(tmp_path, "kerala-3p-cap")
     assert out.returncode == 0 and "has spent 1.5 of its 1.5 CPU hours: done" in out.stdout
+
+
+def test_the_recent_labels_plan_continues_the_capped_run_on_a_smaller_buffer(tmp_path):
+    """kerala-3p-recent: kerala-3p-cap's labeller and network (``--init``, so its CPU time counts in the same
+    per-count budget), with a buffer of 5,000 samples that holds the capped search's labels only."""
+    stub = tmp_path / "python"
+    stub.write_text('#!/bin/sh\necho "$@"\n')
+    stub.chmod(0o755)
+    out = _run(tmp_path, "kerala-3p-recent", PYTHON=str(stub))
+    assert out.returncode == 0, out.stderr
+    line = next(x for x in out.stdout.splitlines() if x.startswith("-m meeplezoo train")).split()
+
+    def value(flag: str) -> str:
+        return line[line.index(flag) + 1]
+
+    assert value("--init") == str(tmp_path / "kerala-3p-cap") and value("--buffer-size") == "5000"
+    assert value("--players") == "3" and value("--sims") == "200"
+    assert value("--full-search-fraction") == "0.25" and value("--fast-sims") == "32"
+    options = [line[i + 1] for i, x in enumerate(line) if x == "--search-option"]
+    assert options == ["leaf_mix=0.5", "rollout_depth=0", "widen=2"]
+    assert value("--out") == str(tmp_path / "kerala-3p-recent")
+    run = tmp_path / "kerala-3p-recent"
+    run.mkdir()
+    (run / "progress.json").write_text(json.dumps({"iteration": 3, "samples": 9000, "cpu_seconds": 1.5 * 3600}))
+    out = _run(tmp_path, "kerala-3p-recent")
+    assert out.returncode == 0 and "has spent 1.5 of its 1.5 CPU hours: done" in out.stdout
