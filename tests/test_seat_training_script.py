@@ -193,3 +193,27 @@ def test_the_recent_labels_plan_continues_the_capped_run_on_a_smaller_buffer(tmp
     (run / "progress.json").write_text(json.dumps({"iteration": 3, "samples": 9000, "cpu_seconds": 1.5 * 3600}))
     out = _run(tmp_path, "kerala-3p-recent")
     assert out.returncode == 0 and "has spent 1.5 of its 1.5 CPU hours: done" in out.stdout
+
+
+def test_the_lean_plan_is_a_new_capped_run_on_the_smaller_buffer(tmp_path):
+    """kerala-3p-lean: kerala-3p-cap's warm start and labeller with the 5,000-sample buffer from the start, a
+    new run (no ``--init``) under its own per-count budget."""
+    stub = tmp_path / "python"
+    stub.write_text('#!/bin/sh\necho "$@"\n')
+    stub.chmod(0o755)
+    out = _run(tmp_path, "kerala-3p-lean", PYTHON=str(stub))
+    assert out.returncode == 0, out.stderr
+    line = next(x for x in out.stdout.splitlines() if x.startswith("-m meeplezoo train")).split()
+
+    def value(flag: str) -> str:
+        return line[line.index(flag) + 1]
+
+    assert "--init" not in line and value("--buffer-size") == "5000" and value("--warm-start-games") == "600"
+    assert value("--players") == "3" and value("--sims") == "200"
+    assert value("--full-search-fraction") == "0.25" and value("--fast-sims") == "32"
+    assert value("--out") == str(tmp_path / "kerala-3p-lean")
+    run = tmp_path / "kerala-3p-lean"
+    run.mkdir()
+    (run / "progress.json").write_text(json.dumps({"iteration": 9, "samples": 9000, "cpu_seconds": 1.5 * 3600}))
+    out = _run(tmp_path, "kerala-3p-lean")
+    assert out.returncode == 0 and "has spent 1.5 of its 1.5 CPU hours: done" in out.stdout
