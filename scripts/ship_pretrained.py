@@ -5,7 +5,8 @@
         --search leaf=rollout --search c=1.5 --search fpu=0.2
 
 writes ``agents/pretrained/<game>-<players>p.zip`` (a seat network, ``--architecture seatnet``:
-``agents/pretrained/<game>.zip``, every count it was trained at) and copies the run's record to
+``agents/pretrained/<game>.zip``, every count it was trained at; one trained at a single count ships as that
+count's ``<game>-<n>p.zip``, which ``pretrained`` takes before ``<game>.zip``) and copies the run's record to
 ``benchmarks/results/<algo>_<game>-<players>p/`` (a seat network: ``<algo>_<game>/``):
 
 * an expert-iteration run (``config.json``): the command that trained it is added to the metadata; the
@@ -62,8 +63,10 @@ def main() -> int:
         progress = json.loads((args.run / "progress.json").read_text())
         checkpoint = args.checkpoint or "best.zip"
         game, players, algo = cfg.game, cfg.num_players, "exit"
-        if cfg.architecture == "seatnet":
+        if cfg.architecture == "seatnet" and len(cfg.counts) > 1:
             players = None  # one file for every count it plays
+        elif cfg.architecture == "seatnet":
+            players = cfg.counts[0]  # trained at one count: that count's file, the game's file for the others
         extra = {"command": cfg.command(out=str(out_dir)), "run_iterations": int(progress["iteration"]),
                  "run_cpu_seconds": round(float(progress["cpu_seconds"]), 1)}
         record_files = ("config.json", "progress.json", "log.csv", "curve.png")

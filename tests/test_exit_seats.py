@@ -234,3 +234,25 @@ def test_the_log_keeps_each_counts_evaluation_and_widens_an_older_log(tmp_path):
     assert rows[0]["vs_random_2p"] == "" and 0 <= float(rows[1]["vs_random_2p"]) <= 1
     assert float(rows[1]["vs_random"]) == pytest.approx((float(rows[1]["vs_random_2p"])
                                                          + float(rows[1]["vs_random_3p"])) / 2)
+
+
+def test_a_seat_run_at_one_count_ships_as_that_counts_file(tmp_path):
+    """A seat network trained at one count is a per-count network: ``<game>-<n>p.zip``, which ``pretrained``
+    resolves before the game's every-count file, and not ``<game>.zip``, which would take over counts it never
+    played."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from meeplezoo.agents.pretrained import checkpoint_name
+
+    ExItTrainer(_cfg(num_players=3), tmp_path / "r", tensorboard=False, verbose=0).run()
+    script = Path(__file__).resolve().parent.parent / "scripts" / "ship_pretrained.py"
+    out = subprocess.run([sys.executable, str(script), str(tmp_path / "r"), "--checkpoint", "final.zip",
+                          "--folder", str(tmp_path / "pkg"), "--results", str(tmp_path / "res")],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert sorted(p.name for p in (tmp_path / "pkg").iterdir()) == [checkpoint_name("asara", 3)] == ["asara-3p.zip"]
+    assert (tmp_path / "res" / "exit_asara-3p" / "log.csv").exists()
+    shipped = load_network(tmp_path / "pkg" / "asara-3p.zip", "asara", 3)
+    assert isinstance(shipped, SeatPolicyValueNet) and shipped.seat_counts == (3,)
