@@ -308,7 +308,9 @@ def test_leaf_mix_blends_each_leaf_value_with_the_rollouts(k, mix, same_as):
 def test_leaf_mix_is_a_network_search_knob():
     from meeplezoo.agents.network import network_search
 
-    agent = make_agent("pretrained:sims=4:leaf_mix=0.3:rollout_depth=0", game="kerala", num_players=2, seed=0)
+    # Kerala's 2-player network searches with rollout leaves by default: leaf_mix asks for the value head's
+    agent = make_agent("pretrained:sims=4:leaf=network:leaf_mix=0.3:rollout_depth=0", game="kerala", num_players=2,
+                       seed=0)
     assert agent.engine.source.leaf_mix == 0.3
     s = meeplezoo.make_game("kerala", num_players=2, **agent.network.game.options).new_state(1)
     assert s.legal_mask()[agent.act(None, s.legal_mask(), state=s)]
