@@ -37,6 +37,11 @@ recipe=(--search-option heuristic_prior=0.5 --seat-width trunk_hidden=256 --seat
 kerala_obs=(-o derived_features=true -o elephant_view=true -o pick_afterstate=true)
 kerala_cutoff=(--leaf rollout --search-option rollout_depth=0 --search-option widen=2
                --seat-width action_hidden=64 --seat-width value_hidden=128)
+# the 3-player plans' labeller (kerala-3p-cap, below) and widths, shared by the runs that follow it
+kerala_3p_cap=("${kerala_obs[@]}" -o move_lookahead=true --players 3
+               --search-option leaf_mix=0.5 --search-option rollout_depth=0 --search-option widen=2
+               --full-search-fraction 0.25 --fast-sims 32
+               --seat-width action_hidden=64 --seat-width value_hidden=128)
 case "$plan" in
   # Kerala, the third recipe: the observation-only option pick_afterstate (each pick's effect on the provisional
   # score, read by an action head of 64 units) on its fast widths (KERALA_FAST); 400 warm-start games seen 6
@@ -107,28 +112,19 @@ case "$plan" in
   # search and keeps them as samples, the rest 32 simulations, about 74 a decision in all (move lookahead
   # observation, an action head of 64 units, a value head of 128)
   kerala-3p-cap)
-          args=("${kerala_obs[@]}" -o move_lookahead=true --players 3
-                --search-option leaf_mix=0.5 --search-option rollout_depth=0 --search-option widen=2
-                --full-search-fraction 0.25 --fast-sims 32
-                --seat-width action_hidden=64 --seat-width value_hidden=128)
+          args=("${kerala_3p_cap[@]}")
           sims=200 warm=600 warm_epochs=6 buffer=15000 eval_games=40 budget="${BUDGET_CPU_HOURS:-1.5}" ;;
   # kerala-3p-cap's labels with more weight: after 6 iterations its 15,000-sample buffer still held two thirds
   # imitation samples. A new run from its network (--init: its 0.90 CPU h counted in the same 1.5) that keeps
   # the last 5,000 samples, about all of them the capped search's labels, and trains on those alone
   kerala-3p-recent)
-          args=("${kerala_obs[@]}" -o move_lookahead=true --players 3
-                --search-option leaf_mix=0.5 --search-option rollout_depth=0 --search-option widen=2
-                --full-search-fraction 0.25 --fast-sims 32
-                --seat-width action_hidden=64 --seat-width value_hidden=128 --init "$runs/kerala-3p-cap")
+          args=("${kerala_3p_cap[@]}" --init "$runs/kerala-3p-cap")
           sims=200 warm=600 warm_epochs=6 buffer=5000 eval_games=40 budget="${BUDGET_CPU_HOURS:-1.5}" ;;
   # the same labeller with the smaller buffer from the start, a new run with its own 1.5 CPU h: after the warm
   # start every iteration trains on the last 5,000 samples, the capped search's labels within six iterations
   # (kerala-3p-recent gained 0.05 alone at 3 players from its four iterations on them)
   kerala-3p-lean)
-          args=("${kerala_obs[@]}" -o move_lookahead=true --players 3
-                --search-option leaf_mix=0.5 --search-option rollout_depth=0 --search-option widen=2
-                --full-search-fraction 0.25 --fast-sims 32
-                --seat-width action_hidden=64 --seat-width value_hidden=128)
+          args=("${kerala_3p_cap[@]}")
           sims=200 warm=600 warm_epochs=6 buffer=5000 eval_games=40 budget="${BUDGET_CPU_HOURS:-1.5}" ;;
   # Hawaii, the third recipe: the observation-only option place_view and an action head over the buys and
   # the price circle, 3,000 warm-start games seen 6 times (the imitation agrees with the heuristic on 0.92

@@ -18,6 +18,20 @@ def _run(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
                           env={"PATH": "/usr/bin:/bin", "PYTHON": sys.executable, "SEAT_RUNS": str(tmp_path), **env})
 
 
+def _command(tmp_path: Path, plan: str) -> list[str]:
+    """The training command ``plan`` runs, printed by a stand-in interpreter, as its words."""
+    stub = tmp_path / "python"
+    stub.write_text('#!/bin/sh\necho "$@"\n')
+    stub.chmod(0o755)
+    out = _run(tmp_path, plan, PYTHON=str(stub))
+    assert out.returncode == 0, out.stderr
+    return next(x for x in out.stdout.splitlines() if x.startswith("-m meeplezoo train")).split()
+
+
+def _value(line: list[str], flag: str) -> str:
+    return line[line.index(flag) + 1]
+
+
 def test_a_game_without_a_plan_is_refused_by_name(tmp_path):
     out = _run(tmp_path, "haus_der_sonne")
     assert out.returncode == 2
@@ -99,15 +113,7 @@ def test_a_per_count_plan_has_the_per_configuration_budget(tmp_path):
 def test_a_move_lookahead_plan_is_its_recipe_with_the_option(tmp_path, plan, with_lookahead):
     """kerala-2p-move (kerala-move) runs kerala-2p's (kerala's) command (recipe, seed, budget) with the one
     observation option added, into its own folder: a stand-in interpreter prints the command each plan runs."""
-    stub = tmp_path / "python"
-    stub.write_text('#!/bin/sh\necho "$@"\n')
-    stub.chmod(0o755)
-    lines = {}
-    for name in (plan, with_lookahead):
-        out = _run(tmp_path, name, PYTHON=str(stub))
-        assert out.returncode == 0, out.stderr
-        lines[name] = next(x for x in out.stdout.splitlines() if x.startswith("-m meeplezoo train"))
-    base, move = lines[plan].split(), lines[with_lookahead].split()
+    base, move = _command(tmp_path, plan), _command(tmp_path, with_lookahead)
     assert "move_lookahead=true" not in base
     i = move.index("move_lookahead=true")
     assert move[i - 1] == "-o" and move[:i - 1] + move[i + 1:] == [
@@ -117,18 +123,8 @@ def test_a_move_lookahead_plan_is_its_recipe_with_the_option(tmp_path, plan, wit
 def test_the_two_player_plan_with_the_seat_labeller_is_kerala_moves_command_at_two_players(tmp_path):
     """kerala-2p-prior runs kerala-move's command (observation, labeller, widths, seed) with every game at 2
     players and kerala-2p's warm start and evaluations, under the per-count budget of 1.5 CPU hours."""
-    stub = tmp_path / "python"
-    stub.write_text('#!/bin/sh\necho "$@"\n')
-    stub.chmod(0o755)
-    lines = {}
-    for name in ("kerala-move", "kerala-2p-move", "kerala-2p-prior"):
-        out = _run(tmp_path, name, PYTHON=str(stub))
-        assert out.returncode == 0, out.stderr
-        lines[name] = next(x for x in out.stdout.splitlines() if x.startswith("-m meeplezoo train")).split()
-
-    def value(line: list[str], flag: str) -> str:
-        return line[line.index(flag) + 1]
-
+    lines = {name: _command(tmp_path, name) for name in ("kerala-move", "kerala-2p-move", "kerala-2p-prior")}
+    value = _value
     seat, per_count, prior = lines["kerala-move"], lines["kerala-2p-move"], lines["kerala-2p-prior"]
     assert value(prior, "--players") == "2" and value(seat, "--players") == "2,3,4,5"
     for flag in ("--warm-start-games", "--eval-games"):
@@ -147,15 +143,10 @@ def test_the_two_player_plan_with_the_seat_labeller_is_kerala_moves_command_at_t
 def test_the_three_player_plan_labels_with_the_capped_stronger_search(tmp_path):
     """kerala-3p-cap: 3 players alone, labelled at 200 simulations with leaves half value head, half cut-off,
     a quarter of the decisions searched in full and kept (the rest at 32), under the per-count budget."""
-    stub = tmp_path / "python"
-    stub.write_text('#!/bin/sh\necho "$@"\n')
-    stub.chmod(0o755)
-    out = _run(tmp_path, "kerala-3p-cap", PYTHON=str(stub))
-    assert out.returncode == 0, out.stderr
-    line = next(x for x in out.stdout.splitlines() if x.startswith("-m meeplezoo train")).split()
+    line = _command(tmp_path, "kerala-3p-cap")
 
     def value(flag: str) -> str:
-        return line[line.index(flag) + 1]
+        return _value(line, flag)
 
     assert value("--players") == "3" and value("--sims") == "200"
     assert value("--full-search-fraction") == "0.25" and value("--fast-sims") == "32"
@@ -172,15 +163,10 @@ def test_the_three_player_plan_labels_with_the_capped_stronger_search(tmp_path):
 def test_the_recent_labels_plan_continues_the_capped_run_on_a_smaller_buffer(tmp_path):
     """kerala-3p-recent: kerala-3p-cap's labeller and network (``--init``, so its CPU time counts in the same
     per-count budget), with a buffer of 5,000 samples that holds the capped search's labels only."""
-    stub = tmp_path / "python"
-    stub.write_text('#!/bin/sh\necho "$@"\n')
-    stub.chmod(0o755)
-    out = _run(tmp_path, "kerala-3p-recent", PYTHON=str(stub))
-    assert out.returncode == 0, out.stderr
-    line = next(x for x in out.stdout.splitlines() if x.startswith("-m meeplezoo train")).split()
+    line = _command(tmp_path, "kerala-3p-recent")
 
     def value(flag: str) -> str:
-        return line[line.index(flag) + 1]
+        return _value(line, flag)
 
     assert value("--init") == str(tmp_path / "kerala-3p-cap") and value("--buffer-size") == "5000"
     assert value("--players") == "3" and value("--sims") == "200"
@@ -198,15 +184,10 @@ def test_the_recent_labels_plan_continues_the_capped_run_on_a_smaller_buffer(tmp
 def test_the_lean_plan_is_a_new_capped_run_on_the_smaller_buffer(tmp_path):
     """kerala-3p-lean: kerala-3p-cap's warm start and labeller with the 5,000-sample buffer from the start, a
     new run (no ``--init``) under its own per-count budget."""
-    stub = tmp_path / "python"
-    stub.write_text('#!/bin/sh\necho "$@"\n')
-    stub.chmod(0o755)
-    out = _run(tmp_path, "kerala-3p-lean", PYTHON=str(stub))
-    assert out.returncode == 0, out.stderr
-    line = next(x for x in out.stdout.splitlines() if x.startswith("-m meeplezoo train")).split()
+    line = _command(tmp_path, "kerala-3p-lean")
 
     def value(flag: str) -> str:
-        return line[line.index(flag) + 1]
+        return _value(line, flag)
 
     assert "--init" not in line and value("--buffer-size") == "5000" and value("--warm-start-games") == "600"
     assert value("--players") == "3" and value("--sims") == "200"
