@@ -10,13 +10,13 @@
 # the compressed replay buffer, snapshots, best.zip and final.zip; TensorBoard's folder is not kept). Each step
 # runs the same command, which continues the run where the last step stopped (the result is what one
 # uninterrupted run gives), and stops after STEP_SECONDS or once the run has spent BUDGET_CPU_HOURS (default
-# 4, the budget per game; 1.5 for kerala-2p, kerala-2p-move, kerala-2p-prior, kerala-3p-cap, kerala-3p-recent and kerala-3p-lean, networks for one count) of training CPU time (the step's time
+# 4, the budget per game; 1.5 for kerala-2p, kerala-2p-move, kerala-2p-prior, kerala-3p-cap, kerala-3p-recent and the -lean plans, networks for one count) of training CPU time (the step's time
 # limit is what is left of the budget less one iteration (the last logged one's CPU time), divided by the workers:
 # the iteration under way when it passes finishes within the budget). Commit the folder after each step with its measured result
 # (the step prints the last evaluations: the share of first places against the heuristic at each count).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-plan="${1:?usage: train_seat_networks.sh PLAN (kerala, kerala-leafmix, kerala-cutoff, kerala-2p, kerala-2p-move, kerala-move, kerala-2p-prior, kerala-3p-cap, kerala-3p-recent, kerala-3p-lean, hawaii or asara)}"
+plan="${1:?usage: train_seat_networks.sh PLAN (kerala, kerala-leafmix, kerala-cutoff, kerala-2p, kerala-2p-move, kerala-move, kerala-2p-prior, kerala-3p-cap, kerala-3p-recent, kerala-3p-lean, kerala-4p-lean, kerala-5p-lean, hawaii or asara)}"
 game="${plan%%-*}"
 step="${STEP_SECONDS:-2700}"
 workers="${WORKERS:-2}"
@@ -37,11 +37,11 @@ recipe=(--search-option heuristic_prior=0.5 --seat-width trunk_hidden=256 --seat
 kerala_obs=(-o derived_features=true -o elephant_view=true -o pick_afterstate=true)
 kerala_cutoff=(--leaf rollout --search-option rollout_depth=0 --search-option widen=2
                --seat-width action_hidden=64 --seat-width value_hidden=128)
-# the 3-player plans' labeller (kerala-3p-cap, below) and widths, shared by the runs that follow it
-kerala_3p_cap=("${kerala_obs[@]}" -o move_lookahead=true --players 3
-               --search-option leaf_mix=0.5 --search-option rollout_depth=0 --search-option widen=2
-               --full-search-fraction 0.25 --fast-sims 32
-               --seat-width action_hidden=64 --seat-width value_hidden=128)
+# the per-count plans' capped labeller (kerala-3p-cap, below) and widths, shared by the runs that follow it
+kerala_cap=("${kerala_obs[@]}" -o move_lookahead=true
+            --search-option leaf_mix=0.5 --search-option rollout_depth=0 --search-option widen=2
+            --full-search-fraction 0.25 --fast-sims 32
+            --seat-width action_hidden=64 --seat-width value_hidden=128)
 case "$plan" in
   # Kerala, the third recipe: the observation-only option pick_afterstate (each pick's effect on the provisional
   # score, read by an action head of 64 units) on its fast widths (KERALA_FAST); 400 warm-start games seen 6
@@ -112,20 +112,29 @@ case "$plan" in
   # search and keeps them as samples, the rest 32 simulations, about 74 a decision in all (move lookahead
   # observation, an action head of 64 units, a value head of 128)
   kerala-3p-cap)
-          args=("${kerala_3p_cap[@]}")
+          args=("${kerala_cap[@]}" --players 3)
           sims=200 warm=600 warm_epochs=6 buffer=15000 eval_games=40 budget="${BUDGET_CPU_HOURS:-1.5}" ;;
   # kerala-3p-cap's labels with more weight: after 6 iterations its 15,000-sample buffer still held two thirds
   # imitation samples. A new run from its network (--init: its 0.90 CPU h counted in the same 1.5) that keeps
   # the last 5,000 samples, about all of them the capped search's labels, and trains on those alone
   kerala-3p-recent)
-          args=("${kerala_3p_cap[@]}" --init "$runs/kerala-3p-cap")
+          args=("${kerala_cap[@]}" --players 3 --init "$runs/kerala-3p-cap")
           sims=200 warm=600 warm_epochs=6 buffer=5000 eval_games=40 budget="${BUDGET_CPU_HOURS:-1.5}" ;;
   # the same labeller with the smaller buffer from the start, a new run with its own 1.5 CPU h: after the warm
   # start every iteration trains on the last 5,000 samples, the capped search's labels within six iterations
   # (kerala-3p-recent gained 0.05 alone at 3 players from its four iterations on them)
   kerala-3p-lean)
-          args=("${kerala_3p_cap[@]}")
+          args=("${kerala_cap[@]}" --players 3)
           sims=200 warm=600 warm_epochs=6 buffer=5000 eval_games=40 budget="${BUDGET_CPU_HOURS:-1.5}" ;;
+  # kerala-3p-lean's recipe at 4 and 5 players, each a per-count network with its own 1.5 CPU h: the capped
+  # labeller, the 5,000-sample buffer, and warm starts of about the same 60,000 decisions (a game at n players
+  # has about n/3 of a 3-player game's); the seat network plays 0.215 and 0.200 alone there
+  kerala-4p-lean)
+          args=("${kerala_cap[@]}" --players 4)
+          sims=200 warm=450 warm_epochs=6 buffer=5000 eval_games=40 budget="${BUDGET_CPU_HOURS:-1.5}" ;;
+  kerala-5p-lean)
+          args=("${kerala_cap[@]}" --players 5)
+          sims=200 warm=360 warm_epochs=6 buffer=5000 eval_games=40 budget="${BUDGET_CPU_HOURS:-1.5}" ;;
   # Hawaii, the third recipe: the observation-only option place_view and an action head over the buys and
   # the price circle, 3,000 warm-start games seen 6 times (the imitation agrees with the heuristic on 0.92
   # of its decisions, 0.79 under the second recipe, and plays it about even: 0.48/0.37/0.21/0.17 first
@@ -133,7 +142,7 @@ case "$plan" in
   hawaii) args=(-o place_view=true --players 2,3,4,5 "${recipe[@]}" --seat-width action_hidden=64)
           warm=3000 warm_epochs=6 buffer=40000 eval_games=30 ;;
   asara) args=(--players 2,3,4 "${recipe[@]}") warm=800 buffer=40000 eval_games=30 ;;
-  *) echo "train_seat_networks.sh: no seat-network plan for '$plan' (kerala, kerala-leafmix, kerala-cutoff, kerala-2p, kerala-2p-move, kerala-move, kerala-2p-prior, kerala-3p-cap, kerala-3p-recent, kerala-3p-lean, hawaii, asara)" >&2
+  *) echo "train_seat_networks.sh: no seat-network plan for '$plan' (kerala, kerala-leafmix, kerala-cutoff, kerala-2p, kerala-2p-move, kerala-move, kerala-2p-prior, kerala-3p-cap, kerala-3p-recent, kerala-3p-lean, kerala-4p-lean, kerala-5p-lean, hawaii, asara)" >&2
      exit 2 ;;
 esac
 if [[ -f "$out/progress.json" ]]; then
