@@ -127,14 +127,15 @@ case "$plan" in
           args=("${kerala_cap[@]}" --players 3)
           sims=200 warm=600 warm_epochs=6 buffer=5000 eval_games=40 budget="${BUDGET_CPU_HOURS:-1.5}" ;;
   # kerala-3p-lean's recipe at 4 and 5 players, each a per-count network with its own 1.5 CPU h: the capped
-  # labeller, the 5,000-sample buffer, and warm starts of about the same 60,000 decisions (a game at n players
-  # has about n/3 of a 3-player game's); the seat network plays 0.215 and 0.200 alone there
+  # labeller and the 5,000-sample buffer; the seat network plays 0.215 and 0.200 alone there. Warm starts:
+  # 450 games at 4 players (47,449 decisions: a Kerala game has about 100 at any count, so 600 would have
+  # matched the 3-player run's 59,567; the run had started), 600 at 5
   kerala-4p-lean)
           args=("${kerala_cap[@]}" --players 4)
           sims=200 warm=450 warm_epochs=6 buffer=5000 eval_games=40 budget="${BUDGET_CPU_HOURS:-1.5}" ;;
   kerala-5p-lean)
           args=("${kerala_cap[@]}" --players 5)
-          sims=200 warm=360 warm_epochs=6 buffer=5000 eval_games=40 budget="${BUDGET_CPU_HOURS:-1.5}" ;;
+          sims=200 warm=600 warm_epochs=6 buffer=5000 eval_games=40 budget="${BUDGET_CPU_HOURS:-1.5}" ;;
   # Hawaii, the third recipe: the observation-only option place_view and an action head over the buys and
   # the price circle, 3,000 warm-start games seen 6 times (the imitation agrees with the heuristic on 0.92
   # of its decisions, 0.79 under the second recipe, and plays it about even: 0.48/0.37/0.21/0.17 first
