@@ -274,19 +274,21 @@ class NetworkEvaluator(Evaluator):
     the search passes determinizations of the searching player's information), the batch goes through
     the network at once, and the egocentric values are turned into one value per seat.  With a ``heuristic``
     (a :class:`~meeplezoo.agents.search.HeuristicPrior`) and a ``weight`` w > 0 the prior is the blend
-    ``(1 - w) * network + w * heuristic`` over the legal actions (the values stay the network's); with
-    ``leaf_mix`` m > 0 the search blends each value with its own rollout's, ``(1 - m) * network + m * rollout``.
-    ``policy_temp`` T divides the policy's logits before their softmax over the legal actions (Leela Chess
-    Zero's policy softmax temperature: T > 1 flattens a sharp prior, leaving the search more room; 1: as trained).
+    ``(1 - w) * network + w * heuristic`` over the legal actions (values: the network's); ``opponent_weight``
+    is w at the decisions of seats other than ``searching_player`` (set by the search at each root: an opponent
+    model).  ``leaf_mix`` m > 0: the search blends each value with its rollout's, ``(1 - m) * network + m *
+    rollout``.  ``policy_temp`` T divides the logits before their softmax (Leela Chess Zero's: T > 1 flattens).
     """
 
     provides_values = True
 
     def __init__(self, net: PolicyValueNet, values: bool = True, heuristic: HeuristicPrior | None = None,
-                 weight: float = 0.0, leaf_mix: float = 0.0, policy_temp: float = 1.0) -> None:
-        if not 0 <= weight <= 1 or (weight > 0 and heuristic is None):
-            raise ValueError(f"NetworkEvaluator: weight must be in [0, 1], and above 0 only with a heuristic; got "
-                             f"{weight!r} with heuristic {heuristic!r}")
+                 weight: float = 0.0, leaf_mix: float = 0.0, policy_temp: float = 1.0,
+                 opponent_weight: float | None = None) -> None:
+        for w in (weight, 0.0 if opponent_weight is None else opponent_weight):
+            if not 0 <= w <= 1 or (w > 0 and heuristic is None):
+                raise ValueError(f"NetworkEvaluator: weight and opponent_weight must be in [0, 1], and above 0 "
+                                 f"only with a heuristic; got {w!r} with heuristic {heuristic!r}")
         if not policy_temp > 0:
             raise ValueError(f"NetworkEvaluator: policy_temp must be above 0, got {policy_temp!r}")
         self.net = net
@@ -294,8 +296,11 @@ class NetworkEvaluator(Evaluator):
         self.policy_temp = float(policy_temp)
         #: False: the network is the prior only and the search values its leaves by rollouts
         self.provides_values = bool(values)
-        self.heuristic = heuristic if weight > 0 else None
+        self.heuristic = heuristic if weight > 0 or (opponent_weight or 0) > 0 else None
         self.weight = float(weight)
+        self.opponent_weight = None if opponent_weight is None else float(opponent_weight)  # None: weight
+        #: the seat whose search asks (set by the search at each root; None: every decision is its own)
+        self.searching_player: int | None = None
         #: the search blends each leaf's value: (1 - leaf_mix) * the value head's + leaf_mix * its rollout's
         self.leaf_mix = float(leaf_mix) if values else 0.0
         self.calls = 0
@@ -305,8 +310,11 @@ class NetworkEvaluator(Evaluator):
         """The network's ``priors`` of ``states`` blended with the heuristic's (unchanged without one)."""
         if self.heuristic is None:
             return priors
-        w = self.weight
-        return [(1.0 - w) * p + w * h for p, h in zip(priors, self.heuristic.evaluate(states)[0])]
+        w, me, other, h = self.weight, self.searching_player, self.opponent_weight, self.heuristic
+        if other is None or me is None:
+            return [(1.0 - w) * p + w * x for p, x in zip(priors, h.evaluate(states)[0])]
+        ws = [w if s.current_player == me else other for s in states]  # zero: no heuristic asked
+        return [p if x == 0 else (1.0 - x) * p + x * h.evaluate([s])[0][0] for p, s, x in zip(priors, states, ws)]
 
     def evaluate(self, states: list[Any]) -> tuple[list[np.ndarray], list[np.ndarray]]:
         net = self.net
@@ -462,29 +470,31 @@ def network_search(net: Any, game: Any = None, num_players: int | None = None,
     before the value head has learned anything).  ``heuristic_prior=w`` (w > 0) blends the game heuristic's
     prior (:class:`~meeplezoo.agents.search.HeuristicPrior` at ``prior_temp`` and ``prior_weight``, the tuned
     search's) into the network's: ``(1 - w) * network + w * heuristic``; a game without a heuristic refuses it.
-    ``leaf_mix=m`` (m > 0, with ``leaf="network"``) values each leaf ``(1 - m) * value head + m * rollout``,
-    the rollout the plain search's (``rollout_depth=0``: the game's cut-off value of the leaf itself, the
-    provisional score margin; AlphaGo's mixing of a value network with rollouts).  ``policy_temp=T`` divides
-    the policy's logits by T before the prior's softmax (T > 1 flattens a prior sharpened by many simulations).
+    ``opponent_prior=v`` is its weight at the other seats' decisions (an opponent model: at 1 the search expects
+    them to play as the heuristic).  ``leaf_mix=m`` (m > 0, with ``leaf="network"``) values each leaf
+    ``(1 - m) * value head + m * rollout``, the plain search's rollout (``rollout_depth=0``: the leaf's cut-off
+    value, the provisional score margin; AlphaGo's mixing).  ``policy_temp=T`` divides the policy's logits by
+    T before the prior's softmax (T > 1 flattens a prior sharpened by many simulations).
     """
     settings = search_settings((), options, NETWORK_SEARCH_KNOBS)
     del settings["prior"]  # the network (the table refuses any other)
     if isinstance(net, (str, Path)):
         net = load_network(net, game, num_players)
     leaf, weight, mix = settings.pop("leaf"), settings.pop("heuristic_prior"), settings.pop("leaf_mix")
+    opponent = settings.pop("opponent_prior")
     temp = settings.pop("policy_temp")
     if mix > 0 and leaf != "network":
         raise ValueError(f"{NETWORK_SEARCH_KNOBS.who}: leaf_mix={mix:g} blends the value head with the rollouts, "
                          f"and leaf={leaf!r} has no value head in it (leaf_mix needs leaf=network)")
     heuristic = None
-    if weight > 0:
-        name = net.game.name
+    if weight > 0 or (opponent or 0) > 0:
+        name, knob = net.game.name, f"heuristic_prior={weight:g}" if weight > 0 else f"opponent_prior={opponent:g}"
         if name not in HEURISTICS:
-            raise ValueError(f"{NETWORK_SEARCH_KNOBS.who}: heuristic_prior={weight:g} blends in the game "
-                             f"heuristic's prior, and {name!r} has no heuristic (heuristic_prior must be 0)")
+            raise ValueError(f"{NETWORK_SEARCH_KNOBS.who}: {knob} blends in the game heuristic's prior, and "
+                             f"{name!r} has no heuristic (heuristic_prior and opponent_prior must be 0)")
         heuristic = HeuristicPrior(make("heuristic", name, seed=seed), settings["prior_temp"], settings["prior_weight"])
     prior = NetworkEvaluator(net, values=leaf == "network", heuristic=heuristic, weight=weight, leaf_mix=mix,
-                             policy_temp=temp)
+                             policy_temp=temp, opponent_weight=opponent)
     agent = MCTSAgent(game=net.game.name, seed=seed, prior=prior, **settings)
     agent.network = net  # type: ignore[attr-defined]
     return agent

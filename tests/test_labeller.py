@@ -1,6 +1,6 @@
-"""The labeller's knobs: the network's prior blended with the game heuristic's (``heuristic_prior``) and the
-Gumbel root (``root=gumbel``, sequential halving, the improved policy), each off by default, each deciding the
-same in lockstep as alone."""
+"""The labeller's knobs: the network's prior blended with the game heuristic's (``heuristic_prior``; at the
+other seats' decisions ``opponent_prior``, an opponent model) and the Gumbel root (``root=gumbel``, sequential
+halving, the improved policy), each off by default, each deciding the same in lockstep as alone."""
 
 from __future__ import annotations
 
@@ -117,6 +117,85 @@ def test_heuristic_prior_refused_out_of_range_or_without_a_heuristic():
         ExItConfig(game="template", search_options={"heuristic_prior": 0.5}, opponents={"self": 1.0})
     with pytest.raises(ValueError, match="heuristic_prior must be a number in"):
         ExItConfig(game="kerala", search_options={"heuristic_prior": 2})
+
+
+# -- the opponent model ---------------------------------------------------------------------------------------
+def test_opponent_prior_blends_the_heuristic_at_the_other_seats_decisions_only():
+    net = _net()
+    state = _positions("kerala", 1, least=5)[0]
+    heuristic = HeuristicPrior(make_agent("heuristic", "kerala", seed=1), temp=0.5)
+    p_net = NetworkEvaluator(net).evaluate([state])[0][0]
+    p_h = heuristic.evaluate([state])[0][0]
+    ev = NetworkEvaluator(net, heuristic=heuristic, weight=0.25, opponent_weight=1.0)
+    assert ev.heuristic is heuristic
+    ev.searching_player = state.current_player  # its own decision: heuristic_prior's weight
+    np.testing.assert_allclose(ev.evaluate([state])[0][0], 0.75 * p_net + 0.25 * p_h, rtol=1e-12, atol=0)
+    ev.searching_player = 1 - state.current_player  # the other seat's decision: the heuristic's prior alone
+    np.testing.assert_allclose(ev.evaluate([state])[0][0], p_h, rtol=1e-12, atol=0)
+    only = NetworkEvaluator(net, heuristic=heuristic, opponent_weight=0.5)  # no heuristic at its own decisions
+    only.searching_player = state.current_player
+    np.testing.assert_array_equal(only.evaluate([state])[0][0], p_net)
+    only.searching_player = 1 - state.current_player
+    np.testing.assert_allclose(only.evaluate([state])[0][0], 0.5 * p_net + 0.5 * p_h, rtol=1e-12, atol=0)
+    assert not np.allclose(p_net, p_h)
+
+
+def test_opponent_prior_unset_is_the_search_of_today_and_the_search_names_its_seat():
+    net = _net()
+    for state in _positions("kerala", 2, least=6):
+        today = network_search(net, seed=5, sims=24, heuristic_prior=0.5)
+        _same(today.search(state), network_search(net, seed=5, sims=24, heuristic_prior=0.5,
+                                                   opponent_prior=None).search(state))
+        assert today.engine.source.searching_player == state.current_player
+        assert today.engine.source.opponent_weight is None
+    assert network_search(net, sims=4, opponent_prior=0).engine.source.heuristic is None
+
+
+def test_opponent_prior_changes_the_search_and_spec_and_exit_take_it():
+    net = _net()
+    changed = 0
+    for state in _positions("kerala", 3, least=8):
+        plain = network_search(net, seed=5, sims=60).search(state)
+        modelled = network_search(net, seed=5, sims=60, opponent_prior=1.0).search(state)
+        changed += not np.array_equal(plain.visits, modelled.visits)
+    assert changed >= 1  # the other seats' replies, modelled as the heuristic's, move the visits
+    agent = make_agent("pretrained:sims=12:opponent_prior=1", "kerala", seed=1)
+    assert agent.engine.source.opponent_weight == 1.0 and agent.engine.source.weight == 0
+    from meeplezoo.training.exit import ExItConfig, _search
+
+    cfg = ExItConfig(game="kerala", sims=8, search_options={"opponent_prior": 1.0, "prior_temp": 0.5})
+    expert = _search(net, cfg, 3)
+    assert expert.engine.source.opponent_weight == 1.0 and expert.engine.source.heuristic.temp == 0.5  # noqa: PLR2004
+
+
+def test_opponent_prior_searches_in_lockstep_decide_as_each_alone():
+    net = _net()
+    states = _positions("kerala", 3, seed=7)
+
+    def searches():
+        return [network_search(net, seed=1, sims=16, opponent_prior=1.0),
+                network_search(net, seed=2, sims=16, opponent_prior=0.5, heuristic_prior=0.25),
+                network_search(net, seed=3, sims=16)]
+
+    alone = [s.search(st) for s, st in zip(searches(), states)]
+    together = lockstep([s.search_steps(state=st) for s, st in zip(searches(), states)], 3)
+    for a, b in zip(alone, together):
+        _same(a, b)
+
+
+def test_opponent_prior_refused_out_of_range_or_without_a_heuristic():
+    net = _net()
+    for bad in (-0.1, 1.5, "all"):
+        with pytest.raises(ValueError, match="netmcts: opponent_prior must be a number in"):
+            network_search(net, sims=4, opponent_prior=bad)
+    with pytest.raises(ValueError, match="opponent_prior=1 .* 'template' has no heuristic"):
+        network_search(_tiny_template_net(), sims=4, opponent_prior=1)
+    with pytest.raises(ValueError, match="opponent_weight must be in"):
+        NetworkEvaluator(net, opponent_weight=0.5)  # no heuristic to blend in
+    from meeplezoo.training.exit import ExItConfig
+
+    with pytest.raises(ValueError, match="opponent_prior .* 'template' has no heuristic"):
+        ExItConfig(game="template", search_options={"opponent_prior": 0.5}, opponents={"self": 1.0})
 
 
 # -- the policy softmax temperature --------------------------------------------------------------------------

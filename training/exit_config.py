@@ -189,9 +189,10 @@ class ExItConfig(TrainerConfig, algo="exit", grows=("iterations",), start_only=(
         if self.policy_target == "improved" and self.search_options.get("root") != "gumbel":
             raise ValueError("exit: policy_target=improved is the Gumbel root's improved policy; it needs "
                              "--search-option root=gumbel")
-        if self.search_options.get("heuristic_prior", 0) > 0 and not has_heuristic:
-            raise ValueError(f"exit: search option heuristic_prior blends in the game heuristic's prior, and "
-                             f"{self.game!r} has no heuristic")
+        for name in ("heuristic_prior", "opponent_prior"):
+            if (self.search_options.get(name) or 0) > 0 and not has_heuristic:
+                raise ValueError(f"exit: search option {name} blends in the game heuristic's prior, and "
+                                 f"{self.game!r} has no heuristic")
 
     def _check_counts(self) -> None:
         counts, cls = self.counts, game_class(self.game)

@@ -118,6 +118,10 @@ NETWORK_SEARCH_KNOBS = SEARCH_KNOBS.extend("netmcts", [
     Knob("heuristic_prior", float, 0.0, "weight w of the game heuristic's prior (the tuned search's, at "
          "prior_temp) blended into the network's: (1 - w) * network + w * heuristic over the legal actions; "
          "the values stay the network's (0: the network alone)", low=0, high=1),
+    Knob("opponent_prior", float, None, "weight of the game heuristic's prior at the other seats' decisions, "
+         "in place of heuristic_prior there: an opponent model (1: the search expects them to play as the "
+         "heuristic does; 0: as the network does); unset: heuristic_prior at every decision", low=0, high=1,
+         optional=True),
     Knob("policy_temp", float, 1.0, "temperature of the network policy's softmax in the prior: its logits "
          "divided by it (Leela Chess Zero's policy softmax temperature; above 1 flattens a sharp prior; 1: as "
          "trained)", low=0, low_open=True),

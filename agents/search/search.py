@@ -139,6 +139,8 @@ class Search:
         """:meth:`run` as resumable steps: yields a :class:`~.batched.Request` wherever the prior source is
         asked, resumes with its answer ``(priors, values)``, and returns the :class:`SearchResult`."""
         n = state.game.num_players
+        if hasattr(self.source, "searching_player"):  # a prior that models the other seats apart
+            self.source.searching_player = player
         if action_mask is not None:
             legal = np.flatnonzero(action_mask)
             if legal.size == 1:  # nothing to decide: no search, no time
