@@ -223,3 +223,19 @@ def test_the_lean_plans_at_four_and_five_players_are_the_three_player_lean_comma
     (run / "progress.json").write_text(json.dumps({"iteration": 6, "samples": 9000, "cpu_seconds": 1.5 * 3600}))
     out = _run(tmp_path, plan)
     assert out.returncode == 0 and "has spent 1.5 of its 1.5 CPU hours: done" in out.stdout
+
+
+def test_the_opponent_model_plan_is_the_three_player_lean_command_with_the_heuristic_at_the_other_seats(tmp_path):
+    """kerala-3p-opp runs kerala-3p-lean's command with the labeller's opponent model (opponent_prior=1 at the
+    tuned search's prior_temp 0.5) added, into its own folder, under its own per-count budget."""
+    base, line = _command(tmp_path, "kerala-3p-lean"), _command(tmp_path, "kerala-3p-opp")
+    added = ["--search-option", "opponent_prior=1", "--search-option", "prior_temp=0.5"]
+    i = line.index("opponent_prior=1") - 1
+    assert line[i:i + 4] == added
+    assert line[:i] + line[i + 4:] == [x if x != str(tmp_path / "kerala-3p-lean") else str(tmp_path / "kerala-3p-opp")
+                                       for x in base]
+    run = tmp_path / "kerala-3p-opp"
+    run.mkdir()
+    (run / "progress.json").write_text(json.dumps({"iteration": 9, "samples": 9000, "cpu_seconds": 1.5 * 3600}))
+    out = _run(tmp_path, "kerala-3p-opp")
+    assert out.returncode == 0 and "has spent 1.5 of its 1.5 CPU hours: done" in out.stdout
