@@ -104,20 +104,24 @@ def test_blended_searches_in_lockstep_decide_as_each_alone():
         assert np.array_equal(p1[0], priors[0]) and np.array_equal(v1[0], values[0])
 
 
-def test_heuristic_prior_refused_out_of_range_or_without_a_heuristic():
+@pytest.mark.parametrize("knob", ["heuristic_prior", "opponent_prior"])
+def test_heuristic_weights_refused_out_of_range_or_without_a_heuristic(knob):
+    """heuristic_prior and opponent_prior (the heuristic at the other seats' decisions) are refused by name
+    out of [0, 1], and above 0 for a game without a heuristic, by the search, the evaluator and exit."""
     net = _net()
     for bad in (-0.1, 1.5, "half"):
-        with pytest.raises(ValueError, match="netmcts: heuristic_prior must be a number in"):
-            network_search(net, sims=4, heuristic_prior=bad)
-    with pytest.raises(ValueError, match="heuristic_prior=0.3 .* 'template' has no heuristic"):
-        network_search(_tiny_template_net(), sims=4, heuristic_prior=0.3)
+        with pytest.raises(ValueError, match=f"netmcts: {knob} must be a number in"):
+            network_search(net, sims=4, **{knob: bad})
+    with pytest.raises(ValueError, match=f"{knob}=0.3 .* 'template' has no heuristic"):
+        network_search(_tiny_template_net(), sims=4, **{knob: 0.3})
+    with pytest.raises(ValueError, match="weight and opponent_weight must be in"):  # no heuristic to blend in
+        NetworkEvaluator(net, **{"weight" if knob == "heuristic_prior" else "opponent_weight": 0.5})
     from meeplezoo.training.exit import ExItConfig
 
-    with pytest.raises(ValueError, match="heuristic_prior .* 'template' has no heuristic"):
-        ExItConfig(game="template", search_options={"heuristic_prior": 0.5}, opponents={"self": 1.0})
-    with pytest.raises(ValueError, match="heuristic_prior must be a number in"):
-        ExItConfig(game="kerala", search_options={"heuristic_prior": 2})
-
+    with pytest.raises(ValueError, match=f"{knob} .* 'template' has no heuristic"):
+        ExItConfig(game="template", search_options={knob: 0.5}, opponents={"self": 1.0})
+    with pytest.raises(ValueError, match=f"{knob} must be a number in"):
+        ExItConfig(game="kerala", search_options={knob: 2})
 
 # -- the opponent model ---------------------------------------------------------------------------------------
 def test_opponent_prior_blends_the_heuristic_at_the_other_seats_decisions_only():
@@ -181,21 +185,6 @@ def test_opponent_prior_searches_in_lockstep_decide_as_each_alone():
     together = lockstep([s.search_steps(state=st) for s, st in zip(searches(), states)], 3)
     for a, b in zip(alone, together):
         _same(a, b)
-
-
-def test_opponent_prior_refused_out_of_range_or_without_a_heuristic():
-    net = _net()
-    for bad in (-0.1, 1.5, "all"):
-        with pytest.raises(ValueError, match="netmcts: opponent_prior must be a number in"):
-            network_search(net, sims=4, opponent_prior=bad)
-    with pytest.raises(ValueError, match="opponent_prior=1 .* 'template' has no heuristic"):
-        network_search(_tiny_template_net(), sims=4, opponent_prior=1)
-    with pytest.raises(ValueError, match="opponent_weight must be in"):
-        NetworkEvaluator(net, opponent_weight=0.5)  # no heuristic to blend in
-    from meeplezoo.training.exit import ExItConfig
-
-    with pytest.raises(ValueError, match="opponent_prior .* 'template' has no heuristic"):
-        ExItConfig(game="template", search_options={"opponent_prior": 0.5}, opponents={"self": 1.0})
 
 
 # -- the policy softmax temperature --------------------------------------------------------------------------
