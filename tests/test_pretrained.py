@@ -51,9 +51,11 @@ def test_a_shipped_network_plays_whole_games_legally_alone_and_searching(entry):
     assert searching.sims == 4 and searching.network is not None
     trained = search_defaults(searching.network.metadata)  # the search the network was trained with
     assert searching._prior_source.provides_values == (trained.get("leaf", "network") == "network")
+    evaluator_knobs = {"heuristic_prior": "weight", "opponent_prior": "opponent_weight", "leaf_mix": "leaf_mix",
+                       "policy_temp": "policy_temp"}  # knobs the network's evaluator holds, not the search
     for key, value in trained.items():
-        if key == "heuristic_prior":  # the heuristic's prior blended into the network's, by this weight
-            assert searching._prior_source.weight == value
+        if key in evaluator_knobs:  # e.g. the heuristic's prior blended in, leaf values mixed with rollouts
+            assert getattr(searching._prior_source, evaluator_knobs[key]) == value, key
         elif key != "leaf":
             assert getattr(searching, key) == value, key
     sampled = make("pretrained:sample=true:temperature=2", entry["game"], num_players=entry["num_players"], seed=2)
