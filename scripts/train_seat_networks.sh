@@ -10,13 +10,13 @@
 # the compressed replay buffer, snapshots, best.zip and final.zip; TensorBoard's folder is not kept). Each step
 # runs the same command, which continues the run where the last step stopped (the result is what one
 # uninterrupted run gives), and stops after STEP_SECONDS or once the run has spent BUDGET_CPU_HOURS (default
-# 4, the budget per game; 1.5 for kerala-2p, kerala-2p-move, kerala-2p-prior, kerala-3p-cap, kerala-3p-recent, the -lean plans and kerala-3p-opp, networks for one count) of training CPU time (the step's time
+# 4, the budget per game; 1.5 for kerala-2p, kerala-2p-move, kerala-2p-prior, kerala-3p-cap, kerala-3p-recent, the -lean plans, kerala-3p-opp and kerala-3p-gumbel, networks for one count) of training CPU time (the step's time
 # limit is what is left of the budget less one iteration (the last logged one's CPU time), divided by the workers:
 # the iteration under way when it passes finishes within the budget). Commit the folder after each step with its measured result
 # (the step prints the last evaluations: the share of first places against the heuristic at each count).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-plan="${1:?usage: train_seat_networks.sh PLAN (kerala, kerala-leafmix, kerala-cutoff, kerala-2p, kerala-2p-move, kerala-move, kerala-2p-prior, kerala-3p-cap, kerala-3p-recent, kerala-3p-lean, kerala-4p-lean, kerala-5p-lean, kerala-3p-opp, hawaii or asara)}"
+plan="${1:?usage: train_seat_networks.sh PLAN (kerala, kerala-leafmix, kerala-cutoff, kerala-2p, kerala-2p-move, kerala-move, kerala-2p-prior, kerala-3p-cap, kerala-3p-recent, kerala-3p-lean, kerala-4p-lean, kerala-5p-lean, kerala-3p-opp, kerala-3p-gumbel, hawaii or asara)}"
 game="${plan%%-*}"
 step="${STEP_SECONDS:-2700}"
 workers="${WORKERS:-2}"
@@ -143,6 +143,18 @@ case "$plan" in
   kerala-3p-opp)
           args=("${kerala_cap[@]}" --players 3 --search-option opponent_prior=1 --search-option prior_temp=0.5)
           sims=200 warm=600 warm_epochs=6 buffer=5000 eval_games=40 budget="${BUDGET_CPU_HOURS:-1.5}" ;;
+  # Kerala at 3 players labelled by the Gumbel root (Danihelka et al. 2022): the lean runs' networks stay near
+  # their labeller (0.40 alone at 3 players) on about 800 labels an iteration, a quarter of the searching seats'
+  # decisions at 200 simulations. Here every searching decision is a label: 64 simulations under sequential
+  # halving, its target the improved policy (softmax of the prior's logits and the completed q), which is
+  # informative where the visit counts of so few simulations are not; about as many simulations an iteration,
+  # four times the labels, a 15,000-sample buffer (kerala-3p-lean's observation, leaves, widths, warm start)
+  kerala-3p-gumbel)
+          args=("${kerala_obs[@]}" -o move_lookahead=true --players 3
+                --search-option leaf_mix=0.5 --search-option rollout_depth=0 --search-option widen=2
+                --search-option root=gumbel --policy-target improved
+                --seat-width action_hidden=64 --seat-width value_hidden=128)
+          sims=64 warm=600 warm_epochs=6 buffer=15000 eval_games=40 budget="${BUDGET_CPU_HOURS:-1.5}" ;;
   # Hawaii, the third recipe: the observation-only option place_view and an action head over the buys and
   # the price circle, 3,000 warm-start games seen 6 times (the imitation agrees with the heuristic on 0.92
   # of its decisions, 0.79 under the second recipe, and plays it about even: 0.48/0.37/0.21/0.17 first
@@ -150,7 +162,7 @@ case "$plan" in
   hawaii) args=(-o place_view=true --players 2,3,4,5 "${recipe[@]}" --seat-width action_hidden=64)
           warm=3000 warm_epochs=6 buffer=40000 eval_games=30 ;;
   asara) args=(--players 2,3,4 "${recipe[@]}") warm=800 buffer=40000 eval_games=30 ;;
-  *) echo "train_seat_networks.sh: no seat-network plan for '$plan' (kerala, kerala-leafmix, kerala-cutoff, kerala-2p, kerala-2p-move, kerala-move, kerala-2p-prior, kerala-3p-cap, kerala-3p-recent, kerala-3p-lean, kerala-4p-lean, kerala-5p-lean, kerala-3p-opp, hawaii, asara)" >&2
+  *) echo "train_seat_networks.sh: no seat-network plan for '$plan' (kerala, kerala-leafmix, kerala-cutoff, kerala-2p, kerala-2p-move, kerala-move, kerala-2p-prior, kerala-3p-cap, kerala-3p-recent, kerala-3p-lean, kerala-4p-lean, kerala-5p-lean, kerala-3p-opp, kerala-3p-gumbel, hawaii, asara)" >&2
      exit 2 ;;
 esac
 if [[ -f "$out/progress.json" ]]; then

@@ -239,3 +239,27 @@ def test_the_opponent_model_plan_is_the_three_player_lean_command_with_the_heuri
     (run / "progress.json").write_text(json.dumps({"iteration": 9, "samples": 9000, "cpu_seconds": 1.5 * 3600}))
     out = _run(tmp_path, "kerala-3p-opp")
     assert out.returncode == 0 and "has spent 1.5 of its 1.5 CPU hours: done" in out.stdout
+
+
+def test_the_gumbel_plan_labels_every_searching_decision_with_the_improved_policy(tmp_path):
+    """kerala-3p-gumbel: kerala-3p-lean's observation, leaves, widths and warm start, but every searching
+    decision a label of the Gumbel root's improved policy at 64 simulations (no playout cap), on a
+    15,000-sample buffer, under its own per-count budget."""
+    line = _command(tmp_path, "kerala-3p-gumbel")
+
+    def value(flag: str) -> str:
+        return _value(line, flag)
+
+    assert "--init" not in line and "--full-search-fraction" not in line and "--fast-sims" not in line
+    assert value("--players") == "3" and value("--sims") == "64" and value("--buffer-size") == "15000"
+    assert value("--policy-target") == "improved" and value("--warm-start-games") == "600"
+    options = [line[i + 1] for i, x in enumerate(line) if x == "--search-option"]
+    assert options == ["leaf_mix=0.5", "rollout_depth=0", "widen=2", "root=gumbel"]
+    lean = _command(tmp_path, "kerala-3p-lean")
+    assert [line[i + 1] for i, x in enumerate(line) if x in ("-o", "--seat-width")] == \
+        [lean[i + 1] for i, x in enumerate(lean) if x in ("-o", "--seat-width")]
+    run = tmp_path / "kerala-3p-gumbel"
+    run.mkdir()
+    (run / "progress.json").write_text(json.dumps({"iteration": 9, "samples": 9000, "cpu_seconds": 1.5 * 3600}))
+    out = _run(tmp_path, "kerala-3p-gumbel")
+    assert out.returncode == 0 and "has spent 1.5 of its 1.5 CPU hours: done" in out.stdout
