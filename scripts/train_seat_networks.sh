@@ -10,13 +10,13 @@
 # the compressed replay buffer, snapshots, best.zip and final.zip; TensorBoard's folder is not kept). Each step
 # runs the same command, which continues the run where the last step stopped (the result is what one
 # uninterrupted run gives), and stops after STEP_SECONDS or once the run has spent BUDGET_CPU_HOURS (default
-# 4, the budget per game; 1.5 for kerala-2p, kerala-2p-move, kerala-2p-prior, kerala-3p-cap, kerala-3p-recent, the -lean plans, kerala-3p-opp and kerala-3p-gumbel, networks for one count) of training CPU time (the step's time
+# 4, the budget per game; 1.5 for kerala-2p, kerala-2p-move, kerala-2p-prior, kerala-3p-cap, kerala-3p-recent, the -lean and -gumbel plans and kerala-3p-opp, networks for one count) of training CPU time (the step's time
 # limit is what is left of the budget less one iteration (the last logged one's CPU time), divided by the workers:
 # the iteration under way when it passes finishes within the budget). Commit the folder after each step with its measured result
 # (the step prints the last evaluations: the share of first places against the heuristic at each count).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-plan="${1:?usage: train_seat_networks.sh PLAN (kerala, kerala-leafmix, kerala-cutoff, kerala-2p, kerala-2p-move, kerala-move, kerala-2p-prior, kerala-3p-cap, kerala-3p-recent, kerala-3p-lean, kerala-4p-lean, kerala-5p-lean, kerala-3p-opp, kerala-3p-gumbel, hawaii or asara)}"
+plan="${1:?usage: train_seat_networks.sh PLAN (kerala, kerala-leafmix, kerala-cutoff, kerala-2p, kerala-2p-move, kerala-move, kerala-2p-prior, kerala-3p-cap, kerala-3p-recent, kerala-3p-lean, kerala-4p-lean, kerala-5p-lean, kerala-3p-opp, kerala-3p-gumbel, kerala-4p-gumbel, kerala-5p-gumbel, hawaii or asara)}"
 game="${plan%%-*}"
 step="${STEP_SECONDS:-2700}"
 workers="${WORKERS:-2}"
@@ -155,6 +155,16 @@ case "$plan" in
                 --search-option root=gumbel --policy-target improved
                 --seat-width action_hidden=64 --seat-width value_hidden=128)
           sims=64 warm=600 warm_epochs=6 buffer=15000 eval_games=40 budget="${BUDGET_CPU_HOURS:-1.5}" ;;
+  # kerala-3p-gumbel's recipe at 4 and 5 players, each with its own 1.5 CPU h and the lean runs' warm starts
+  # (kerala-3p-gumbel: 0.435 alone at 3 players, the lean run 0.398 on the same 200 deals)
+  kerala-4p-gumbel|kerala-5p-gumbel)
+          n="${plan:7:1}"
+          args=("${kerala_obs[@]}" -o move_lookahead=true --players "$n"
+                --search-option leaf_mix=0.5 --search-option rollout_depth=0 --search-option widen=2
+                --search-option root=gumbel --policy-target improved
+                --seat-width action_hidden=64 --seat-width value_hidden=128)
+          warm=600; if [[ "$n" == 4 ]]; then warm=450; fi
+          sims=64 warm_epochs=6 buffer=15000 eval_games=40 budget="${BUDGET_CPU_HOURS:-1.5}" ;;
   # Hawaii, the third recipe: the observation-only option place_view and an action head over the buys and
   # the price circle, 3,000 warm-start games seen 6 times (the imitation agrees with the heuristic on 0.92
   # of its decisions, 0.79 under the second recipe, and plays it about even: 0.48/0.37/0.21/0.17 first
@@ -162,7 +172,7 @@ case "$plan" in
   hawaii) args=(-o place_view=true --players 2,3,4,5 "${recipe[@]}" --seat-width action_hidden=64)
           warm=3000 warm_epochs=6 buffer=40000 eval_games=30 ;;
   asara) args=(--players 2,3,4 "${recipe[@]}") warm=800 buffer=40000 eval_games=30 ;;
-  *) echo "train_seat_networks.sh: no seat-network plan for '$plan' (kerala, kerala-leafmix, kerala-cutoff, kerala-2p, kerala-2p-move, kerala-move, kerala-2p-prior, kerala-3p-cap, kerala-3p-recent, kerala-3p-lean, kerala-4p-lean, kerala-5p-lean, kerala-3p-opp, kerala-3p-gumbel, hawaii, asara)" >&2
+  *) echo "train_seat_networks.sh: no seat-network plan for '$plan' (kerala, kerala-leafmix, kerala-cutoff, kerala-2p, kerala-2p-move, kerala-move, kerala-2p-prior, kerala-3p-cap, kerala-3p-recent, kerala-3p-lean, kerala-4p-lean, kerala-5p-lean, kerala-3p-opp, kerala-3p-gumbel, kerala-4p-gumbel, kerala-5p-gumbel, hawaii, asara)" >&2
      exit 2 ;;
 esac
 if [[ -f "$out/progress.json" ]]; then

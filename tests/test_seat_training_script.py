@@ -263,3 +263,27 @@ def test_the_gumbel_plan_labels_every_searching_decision_with_the_improved_polic
     (run / "progress.json").write_text(json.dumps({"iteration": 9, "samples": 9000, "cpu_seconds": 1.5 * 3600}))
     out = _run(tmp_path, "kerala-3p-gumbel")
     assert out.returncode == 0 and "has spent 1.5 of its 1.5 CPU hours: done" in out.stdout
+
+
+@pytest.mark.parametrize(("players", "warm"), [(4, "450"), (5, "600")])
+def test_the_gumbel_plans_at_four_and_five_players_are_the_three_player_command_at_their_count(
+        tmp_path, players, warm):
+    """kerala-4p-gumbel and kerala-5p-gumbel run kerala-3p-gumbel's command at their count with the lean runs'
+    warm starts (450 games at 4 players, 600 at 5), each under its own per-count budget."""
+    plan = f"kerala-{players}p-gumbel"
+    base, line = _command(tmp_path, "kerala-3p-gumbel"), _command(tmp_path, plan)
+    assert _value(line, "--players") == str(players) and _value(line, "--warm-start-games") == warm
+
+    def rest(words: list[str], name: str) -> list[str]:
+        words = [x for x in words if x != str(tmp_path / name)]
+        for flag in ("--players", "--warm-start-games"):
+            i = words.index(flag)
+            words = words[:i] + words[i + 2:]
+        return words
+
+    assert rest(line, plan) == rest(base, "kerala-3p-gumbel")
+    run = tmp_path / plan
+    run.mkdir()
+    (run / "progress.json").write_text(json.dumps({"iteration": 6, "samples": 9000, "cpu_seconds": 1.5 * 3600}))
+    out = _run(tmp_path, plan)
+    assert out.returncode == 0 and "has spent 1.5 of its 1.5 CPU hours: done" in out.stdout
