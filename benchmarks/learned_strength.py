@@ -11,7 +11,8 @@ as ``kerala-3``), by default the expert-iteration run directories ``runs/exit/{k
 plays every count from one file (``--checkpoint runs/exit/kerala/best.zip --players 2,3,4,5``).
 Configurations without a checkpoint are skipped with a note.
 
-Every finished game is one JSON line in ``--matches`` (read back to resume), with the sha256 of the
+Every finished game is one JSON line in ``--matches`` (by default ``--json``'s name with ``_matches`` and
+the extension ``.jsonl``: ``learned_strength_matches.jsonl``; read back to resume), with the sha256 of the
 checkpoint it played and that checkpoint's training CPU hours (from its own metadata).  The summary rows
 (``game``, ``players``, ``agent``, ``opponent``, ``games``, ``wins`` (first places, ties split),
 ``win_rate``, ``ci_low``, ``ci_high``, ``seconds_per_decision``, ``training_cpu_hours``,
@@ -19,8 +20,8 @@ checkpoint it played and that checkpoint's training CPU hours (from its own meta
 each game: one row per agent spec *and checkpoint*, so games of a network that has since been replaced (a
 new ``pretrained`` file, a retrained ``runs/.../best.zip``) are never counted with the new one's: their rows,
 marked ``superseded: true``, go to the history file (``--history``, by default ``--json``'s name with
-``_history``), so that ``--json`` describes the networks the specs name today.  The matches file keeps every
-game.
+``_history``; written once there is such a row), so that ``--json`` describes the networks the specs name
+today.  The matches file keeps every game.
 
     .venv/bin/python benchmarks/learned_strength.py --games 200 --search
     .venv/bin/python benchmarks/learned_strength.py --checkpoint pretrained --games 200   # the shipped networks
@@ -164,6 +165,11 @@ def summary_rows(matches: list[dict[str, Any]], configs: dict[str, S.Config],
     return rows
 
 
+def matches_path(json_path: str) -> str:
+    """Where the games go by default: ``--json``'s path with ``_matches`` and the extension ``.jsonl``."""
+    return f"{os.path.splitext(json_path)[0]}_matches.jsonl"
+
+
 def history_path(json_path: str) -> str:
     """Where the rows of replaced networks go: ``--json``'s path with ``_history`` before its extension."""
     stem, ext = os.path.splitext(json_path)
@@ -200,7 +206,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="with --search: also the same search with an untrained network of the same shape as the prior")
     p.add_argument("--opponent", default="heuristic")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--matches", default=os.path.join(S.RESULTS, "learned_strength_matches.jsonl"))
+    p.add_argument("--matches", default=None, help="every game played, one JSON line each (default: --json's "
+                   "name with _matches and .jsonl, learned_strength_matches.jsonl)")
     p.add_argument("--json", default=os.path.join(S.RESULTS, "learned_strength.json"),
                    help="the summary rows of the networks the specs name today")
     p.add_argument("--history", default=None, help="the summary rows of networks since replaced (default: "
@@ -210,6 +217,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="play only every N-th game from the K-th (0-based): N processes with K = 0..N-1 share "
                         "the games and the files, each game played once")
     args = p.parse_args(argv)
+    args.matches = args.matches or matches_path(args.json)
     try:
         shard, shards = (int(x) for x in args.shard.split("/"))
         if not 0 <= shard < shards:
@@ -284,6 +292,8 @@ def main(argv: list[str] | None = None) -> int:
         rows = summary_rows(S.read_matches(args.matches), by_key, paths, shas)
         for path, part in ((args.json, [r for r in rows if not r["superseded"]]),
                            (history, [r for r in rows if r["superseded"]])):
+            if not part and path == history and not os.path.exists(path):
+                continue  # no network replaced yet: no empty history file beside the results
             tmp = f"{path}.{os.getpid()}.tmp"  # processes sharing the files write their own
             with open(tmp, "w") as f:
                 json.dump(part, f, indent=1)

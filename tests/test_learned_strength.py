@@ -116,3 +116,17 @@ def test_a_replaced_networks_rows_go_to_the_history_file(tmp_path):
     assert (before["checkpoint_sha256"], before["games"], before["wins"], before["superseded"]) == (old, 4, 4.0, True)
     assert len(matches.read_text().splitlines()) == 6  # noqa: PLR2004
     assert L.history_path("results/x.json") == "results/x_history.json"
+
+
+def test_a_results_file_of_its_own_keeps_its_games_beside_it(tmp_path):
+    """``--json`` without ``--matches`` keeps the games in ``--json``'s name with ``_matches.jsonl``, never in
+    the shipped networks' matches file, and writes no history file while no network has been replaced."""
+    out = tmp_path / "learned_strength_run.json"
+    assert L.main(["--config", "asara-2", "--checkpoint", "pretrained", "--games", "2", "--json", str(out)]) == 0
+    played = [json.loads(line) for line in (tmp_path / "learned_strength_run_matches.jsonl").read_text().splitlines()]
+    assert sorted((m["deal"], m["seat"]) for m in played) == [(0, 0), (0, 1)]
+    (row,) = json.loads(out.read_text())
+    assert row["games"] == 2  # noqa: PLR2004
+    assert not (tmp_path / "learned_strength_run_history.json").exists()
+    assert L.matches_path("benchmarks/results/learned_strength.json") == \
+        "benchmarks/results/learned_strength_matches.jsonl"
