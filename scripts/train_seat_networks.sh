@@ -42,6 +42,11 @@ kerala_cap=("${kerala_obs[@]}" -o move_lookahead=true
             --search-option leaf_mix=0.5 --search-option rollout_depth=0 --search-option widen=2
             --full-search-fraction 0.25 --fast-sims 32
             --seat-width action_hidden=64 --seat-width value_hidden=128)
+# the -gumbel plans' labeller and widths (kerala-3p-gumbel, below; their observation is the capped plans'):
+# leaves and widths as kerala_cap's, every searching decision labelled by the Gumbel root's improved policy
+kerala_gumbel=(--search-option leaf_mix=0.5 --search-option rollout_depth=0 --search-option widen=2
+               --search-option root=gumbel --policy-target improved
+               --seat-width action_hidden=64 --seat-width value_hidden=128)
 case "$plan" in
   # Kerala, the third recipe: the observation-only option pick_afterstate (each pick's effect on the provisional
   # score, read by an action head of 64 units) on its fast widths (KERALA_FAST); 400 warm-start games seen 6
@@ -150,19 +155,13 @@ case "$plan" in
   # informative where the visit counts of so few simulations are not; about as many simulations an iteration,
   # four times the labels, a 15,000-sample buffer (kerala-3p-lean's observation, leaves, widths, warm start)
   kerala-3p-gumbel)
-          args=("${kerala_obs[@]}" -o move_lookahead=true --players 3
-                --search-option leaf_mix=0.5 --search-option rollout_depth=0 --search-option widen=2
-                --search-option root=gumbel --policy-target improved
-                --seat-width action_hidden=64 --seat-width value_hidden=128)
+          args=("${kerala_obs[@]}" -o move_lookahead=true --players 3 "${kerala_gumbel[@]}")
           sims=64 warm=600 warm_epochs=6 buffer=15000 eval_games=40 budget="${BUDGET_CPU_HOURS:-1.5}" ;;
   # kerala-3p-gumbel's recipe at 4 and 5 players, each with its own 1.5 CPU h and the lean runs' warm starts
   # (kerala-3p-gumbel: 0.435 alone at 3 players, the lean run 0.398 on the same 200 deals)
   kerala-4p-gumbel|kerala-5p-gumbel)
           n="${plan:7:1}"
-          args=("${kerala_obs[@]}" -o move_lookahead=true --players "$n"
-                --search-option leaf_mix=0.5 --search-option rollout_depth=0 --search-option widen=2
-                --search-option root=gumbel --policy-target improved
-                --seat-width action_hidden=64 --seat-width value_hidden=128)
+          args=("${kerala_obs[@]}" -o move_lookahead=true --players "$n" "${kerala_gumbel[@]}")
           warm=600; if [[ "$n" == 4 ]]; then warm=450; fi
           sims=64 warm_epochs=6 buffer=15000 eval_games=40 budget="${BUDGET_CPU_HOURS:-1.5}" ;;
   # Hawaii, the third recipe: the observation-only option place_view and an action head over the buys and
