@@ -200,14 +200,16 @@ def test_the_lean_plan_is_a_new_capped_run_on_the_smaller_buffer(tmp_path):
     assert out.returncode == 0 and "has spent 1.5 of its 1.5 CPU hours: done" in out.stdout
 
 
-@pytest.mark.parametrize(("players", "warm"), [(4, "450"), (5, "600")])
-def test_the_lean_plans_at_four_and_five_players_are_the_three_player_lean_command_at_their_count(
-        tmp_path, players, warm):
+@pytest.mark.parametrize(("recipe", "players", "warm"),
+                         [("lean", 4, "450"), ("lean", 5, "600"), ("gumbel", 4, "450"), ("gumbel", 5, "600")])
+def test_the_four_and_five_player_plans_are_the_three_player_command_at_their_count(
+        tmp_path, recipe, players, warm):
     """kerala-4p-lean and kerala-5p-lean run kerala-3p-lean's command (observation, capped labeller, widths,
-    5,000-sample buffer, seed) at their count with their own warm starts, each under its own per-count
-    budget."""
-    plan = f"kerala-{players}p-lean"
-    base, line = _command(tmp_path, "kerala-3p-lean"), _command(tmp_path, plan)
+    5,000-sample buffer, seed), kerala-4p-gumbel and kerala-5p-gumbel kerala-3p-gumbel's (the Gumbel labeller,
+    15,000-sample buffer), at their count with their own warm starts (450 games at 4 players, 600 at 5), each
+    under its own per-count budget."""
+    plan, three = f"kerala-{players}p-{recipe}", f"kerala-3p-{recipe}"
+    base, line = _command(tmp_path, three), _command(tmp_path, plan)
     assert _value(line, "--players") == str(players) and _value(line, "--warm-start-games") == warm
 
     def rest(words: list[str], name: str) -> list[str]:
@@ -217,7 +219,7 @@ def test_the_lean_plans_at_four_and_five_players_are_the_three_player_lean_comma
             words = words[:i] + words[i + 2:]
         return words
 
-    assert rest(line, plan) == rest(base, "kerala-3p-lean")
+    assert rest(line, plan) == rest(base, three)
     run = tmp_path / plan
     run.mkdir()
     (run / "progress.json").write_text(json.dumps({"iteration": 6, "samples": 9000, "cpu_seconds": 1.5 * 3600}))
@@ -264,26 +266,3 @@ def test_the_gumbel_plan_labels_every_searching_decision_with_the_improved_polic
     out = _run(tmp_path, "kerala-3p-gumbel")
     assert out.returncode == 0 and "has spent 1.5 of its 1.5 CPU hours: done" in out.stdout
 
-
-@pytest.mark.parametrize(("players", "warm"), [(4, "450"), (5, "600")])
-def test_the_gumbel_plans_at_four_and_five_players_are_the_three_player_command_at_their_count(
-        tmp_path, players, warm):
-    """kerala-4p-gumbel and kerala-5p-gumbel run kerala-3p-gumbel's command at their count with the lean runs'
-    warm starts (450 games at 4 players, 600 at 5), each under its own per-count budget."""
-    plan = f"kerala-{players}p-gumbel"
-    base, line = _command(tmp_path, "kerala-3p-gumbel"), _command(tmp_path, plan)
-    assert _value(line, "--players") == str(players) and _value(line, "--warm-start-games") == warm
-
-    def rest(words: list[str], name: str) -> list[str]:
-        words = [x for x in words if x != str(tmp_path / name)]
-        for flag in ("--players", "--warm-start-games"):
-            i = words.index(flag)
-            words = words[:i] + words[i + 2:]
-        return words
-
-    assert rest(line, plan) == rest(base, "kerala-3p-gumbel")
-    run = tmp_path / plan
-    run.mkdir()
-    (run / "progress.json").write_text(json.dumps({"iteration": 6, "samples": 9000, "cpu_seconds": 1.5 * 3600}))
-    out = _run(tmp_path, plan)
-    assert out.returncode == 0 and "has spent 1.5 of its 1.5 CPU hours: done" in out.stdout
